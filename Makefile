@@ -1,0 +1,44 @@
+# Set-up and everyday targets. `make run` and `make test` work on a fresh machine with
+# Python 3.11 and make: each creates .venv and installs the project into it first.
+PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+JOBS   ?=
+
+.PHONY: run test bench install install-test clean-venv help
+
+help:
+	@echo "make run    - install, then run configs/quick.yaml and print its table"
+	@echo "make test   - install with test extras, then run the test suite"
+	@echo "make bench  - install with bench extras, then run the benchmarks"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $@ $(VENV)/.installed
+
+$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[bench]"
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
+
+run: $(VENV)/.installed
+	$(BIN)/mcboost run configs/quick.yaml $(if $(JOBS),--jobs $(JOBS),)
+
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest
+
+bench: $(VENV)/.installed-bench
+	$(BIN)/python -m benchmarks.bench_samme
+
+clean-venv:
+	rm -rf $(VENV)

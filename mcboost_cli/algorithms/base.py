@@ -1,0 +1,195 @@
+"""Base class of every booster: the round loop, staged bookkeeping and the estimator API.
+
+``BaseBoosting.fit`` owns the loop, as scikit-learn's ``BaseWeightBoosting.fit`` does: it
+bins the features (unless given ``Binned`` data), encodes the labels, asks the subclass to set
+up its state (``_init_state``), then calls ``_boost`` once per round. ``_boost`` grows one weak
+learner, appends it to the ``Forest`` and updates the sample weights; it returns a
+``RoundOutcome``. After every kept round the loop adds that round's votes to running score
+matrices of the training set and of every evaluation set and records their 0-1 error — so the
+protocol picks the best round on validation (early stopping) and reads the test error at that
+round without refitting, and the same arrays are the papers' training/test-error curves.
+
+Subclasses implement ``_init_state(X_binned, y, n_bins)`` and ``_boost(t, X_binned, y)``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from enum import Enum
+
+import numpy as np
+
+from .._dtypes import SCORE_DTYPE, Y_DTYPE
+from ..learners.binning import Binned, BinMapper
+
+
+class RoundOutcome(Enum):
+    """What ``_boost`` did in one round."""
+
+    CONTINUE = "continue"          # round kept, go on
+    STOP_AFTER = "stop_after"      # round kept, then stop (e.g. a perfect weak learner)
+    DISCARD_STOP = "discard_stop"  # round rejected (e.g. weighted error >= 1/2), stop
+
+
+class BaseBoosting:
+    """Template for multi-class boosters over binned features.
+
+    Class attributes (the registry reads them): ``name``, ``family``, ``reference``,
+    ``version``, ``param_specs``, ``test_params``.
+
+    Fitted attributes
+    -----------------
+    classes_ : ndarray, the class labels in code order
+    n_classes_ : int
+    bin_mapper_ : BinMapper
+    forest_ : Forest
+    n_rounds_ : int, rounds kept
+    train_errors_ : ndarray (n_rounds_,), training 0-1 error after each round
+    eval_errors_ : ndarray (n_eval_sets, n_rounds_), 0-1 error on each eval set after each round
+    stop_reason_ : str
+    """
+
+    # -- scikit-learn style parameter handling ---------------------------------------------------
+    @classmethod
+    def _param_names(cls):
+        sig = inspect.signature(cls.__init__)
+        return [p for p in sig.parameters if p != "self"]
+
+    def get_params(self, deep=True):
+        return {k: getattr(self, k) for k in self._param_names()}
+
+    def set_params(self, **params):
+        valid = self._param_names()
+        for k, v in params.items():
+            if k not in valid:
+                raise ValueError(f"invalid parameter {k!r} for {type(self).__name__}; "
+                                 f"valid: {valid}")
+            setattr(self, k, v)
+        return self
+
+    def __repr__(self):
+        ps = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({ps})"
+
+    # -- data preparation ------------------------------------------------------------------------
+    def _bin_fit(self, X):
+        if isinstance(X, Binned):
+            return X.codes, X.mapper
+        mapper = BinMapper(max_bins=getattr(self, "max_bins", 255)).fit(X)
+        return mapper.transform(X), mapper
+
+    def _bin(self, X):
+        if isinstance(X, Binned):
+            return X.codes
+        return self.bin_mapper_.transform(X)
+
+    def _encode(self, y):
+        """Codes of y in ``classes_``; labels unseen in training get -1 (always an error)."""
+        y = np.asarray(y)
+        pos = np.searchsorted(self.classes_, y)
+        pos = np.clip(pos, 0, len(self.classes_) - 1)
+        codes = np.where(self.classes_[pos] == y, pos, -1)
+        return codes.astype(Y_DTYPE)
+
+    # -- the loop --------------------------------------------------------------------------------
+    def fit(self, X, y, eval_set=None):
+        """Fit the booster and record per-round 0-1 errors.
+
+        Parameters
+        ----------
+        X : array-like (n_samples, n_features) or Binned
+        y : array-like (n_samples,)
+        eval_set : list of (X, y) pairs, optional
+            Their 0-1 error after every round is stored in ``eval_errors_``; they are never
+            used to choose anything inside the fit.
+        """
+        X_binned, self.bin_mapper_ = self._bin_fit(X)
+        y = np.asarray(y)
+        if y.shape[0] != X_binned.shape[0]:
+            raise ValueError(f"X has {X_binned.shape[0]} rows but y has {y.shape[0]}")
+        self.classes_ = np.unique(y)
+        self.n_classes_ = len(self.classes_)
+        if self.n_classes_ < 2:
+            raise ValueError("y has a single class; boosting needs at least two")
+        y_code = self._encode(y)
+        sets = [(X_binned, y_code)]
+        for Xe, ye in (eval_set or []):
+            sets.append((self._bin(Xe), self._encode(ye)))
+        # Histogram width: one past the largest bin present (the missing bin 255 if any).
+        n_bins = self.bin_mapper_.n_bins_.astype(np.int32)
+        hist_width = int(X_binned.max()) + 1 if X_binned.size else 1
+        self._init_state(X_binned, y_code, n_bins, hist_width)
+
+        n_rounds = int(self.n_rounds)
+        K = self.n_classes_
+        scores = [np.zeros((Xs.shape[0], K), SCORE_DTYPE) for Xs, _ in sets]
+        preds = [np.zeros(Xs.shape[0], Y_DTYPE) for Xs, _ in sets]
+        errors = np.empty((len(sets), n_rounds), dtype=np.float64)
+        self.stop_reason_ = "n_rounds"
+        kept = 0
+        for t in range(n_rounds):
+            outcome = self._boost(t, X_binned, y_code)
+            if outcome is RoundOutcome.DISCARD_STOP:
+                self.forest_.truncate(t)
+                break
+            for s, (Xs, ys) in enumerate(sets):
+                n_err = self.forest_.add_round(t, Xs, ys, scores[s], preds[s])
+                errors[s, t] = n_err / max(Xs.shape[0], 1)
+            kept = t + 1
+            if outcome is RoundOutcome.STOP_AFTER:
+                break
+        # kept == 0 is a legitimate outcome (e.g. AdaBoost.M1 whose first tree has weighted
+        # error >= 1/2 aborts with T = 0): the ensemble is empty, its scores are all zero.
+        self.n_rounds_ = kept
+        self.train_errors_ = errors[0, :kept].copy()
+        self.eval_errors_ = errors[1:, :kept].copy()
+        self._free_state()
+        return self
+
+    # -- hooks -----------------------------------------------------------------------------------
+    def _init_state(self, X_binned, y, n_bins, hist_width):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _boost(self, t, X_binned, y) -> RoundOutcome:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _free_state(self):
+        """Drop per-fit buffers after fitting (weights, workspace)."""
+
+    # -- prediction ------------------------------------------------------------------------------
+    def _staged_scores(self, X):
+        X_binned = self._bin(X)
+        n = X_binned.shape[0]
+        scores = np.zeros((n, self.n_classes_), SCORE_DTYPE)
+        pred = np.zeros(n, Y_DTYPE)
+        dummy_y = np.full(n, -1, Y_DTYPE)
+        for t in range(self.n_rounds_):
+            self.forest_.add_round(t, X_binned, dummy_y, scores, pred)
+            yield scores, pred
+
+    def decision_function(self, X, n_rounds=None):
+        """Scores F(x, k) of the ensemble of the first ``n_rounds`` rounds (default: all)."""
+        n_rounds = self.n_rounds_ if n_rounds is None else int(n_rounds)
+        out = np.zeros((self._bin(X).shape[0], self.n_classes_), SCORE_DTYPE)
+        if n_rounds <= 0:
+            return out
+        for t, (scores, _) in enumerate(self._staged_scores(X)):
+            out = scores        # updated in place by the generator: stop before the next round
+            if t + 1 >= n_rounds:
+                break
+        return out.copy()
+
+    def staged_decision_function(self, X):
+        for scores, _ in self._staged_scores(X):
+            yield scores.copy()
+
+    def staged_predict(self, X):
+        """Predictions after each round, as scikit-learn's ``staged_predict``."""
+        for _, pred in self._staged_scores(X):
+            yield self.classes_[pred]
+
+    def predict(self, X, n_rounds=None):
+        return self.classes_[np.argmax(self.decision_function(X, n_rounds), axis=1)]
+
+    def score(self, X, y):
+        return float(np.mean(self.predict(X) == np.asarray(y)))

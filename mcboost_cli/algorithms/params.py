@@ -1,0 +1,81 @@
+"""Declared hyper-parameters: type, valid range, default and help text.
+
+Every algorithm lists its ``ParamSpec`` s; configs are checked against them before any work
+starts (errors name the key path, the bad value and the valid choices), and
+``mcboost algorithms`` prints them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import UserError
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One hyper-parameter.
+
+    ``kind`` is "int", "float", "bool" or "choice"; ``low``/``high`` are inclusive bounds
+    (``low_open``/``high_open`` make them exclusive); ``choices`` for "choice".
+    """
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple = ()
+
+    def describe_range(self) -> str:
+        if self.kind == "bool":
+            return "true or false"
+        if self.kind == "choice":
+            return "one of " + ", ".join(map(str, self.choices))
+        lo = "-inf" if self.low is None else f"{self.low:g}"
+        hi = "inf" if self.high is None else f"{self.high:g}"
+        lb = "(" if self.low_open or self.low is None else "["
+        hb = ")" if self.high_open or self.high is None else "]"
+        what = "an integer" if self.kind == "int" else "a number"
+        return f"{what} in {lb}{lo}, {hi}{hb}"
+
+    def validate(self, value, where: str):
+        """Return the value converted to its kind, or raise UserError naming ``where``."""
+        bad = UserError(f"{where}: {value!r} is not valid; expected {self.describe_range()}")
+        if self.kind == "bool":
+            if not isinstance(value, bool):
+                raise bad
+            return value
+        if self.kind == "choice":
+            if value not in self.choices:
+                raise bad
+            return value
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise bad
+        if self.kind == "int":
+            if isinstance(value, float) and not value.is_integer():
+                raise bad
+            value = int(value)
+        else:
+            value = float(value)
+            if not math.isfinite(value):
+                raise bad
+        if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
+            raise bad
+        if self.high is not None and (value > self.high
+                                      or (self.high_open and value == self.high)):
+            raise bad
+        return value
+
+
+# Parameters shared by the tree-based boosters.
+N_ROUNDS = ParamSpec("n_rounds", "int", 100, "maximum number of boosting rounds", low=1,
+                     high=1_000_000)
+MAX_DEPTH = ParamSpec("max_depth", "int", 3, "depth of each tree (1 = stump)", low=1, high=30)
+MAX_BINS = ParamSpec("max_bins", "int", 255, "at most this many bins per feature", low=2,
+                     high=255)

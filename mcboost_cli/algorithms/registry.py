@@ -1,0 +1,52 @@
+"""Registry: config names → estimator classes.
+
+An algorithm class registers itself with ``@register``; it declares ``name``, ``family``,
+``reference``, ``version`` (bump it when a change alters its numbers: cell keys include it),
+``param_specs`` and ``test_params`` (small parameters for the generic check suite in
+``tests/test_estimator_checks.py`` — a new algorithm gets those checks for free).
+"""
+
+from __future__ import annotations
+
+from ..errors import UserError
+
+_REGISTRY: dict[str, type] = {}
+
+
+def register(cls):
+    for attr in ("name", "family", "reference", "version", "param_specs", "test_params"):
+        if not hasattr(cls, attr):
+            raise TypeError(f"{cls.__name__} lacks the registry attribute {attr!r}")
+    if cls.name in _REGISTRY:
+        raise TypeError(f"algorithm name {cls.name!r} registered twice")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def _load_all():
+    # Importing the modules registers their classes.
+    from . import adaboost, adaboost_mh  # noqa: F401
+
+
+def all_algorithms() -> dict[str, type]:
+    _load_all()
+    return dict(sorted(_REGISTRY.items()))
+
+
+def get_algorithm(name: str, where: str = "algorithm"):
+    algos = all_algorithms()
+    if name not in algos:
+        raise UserError(f"{where}: unknown algorithm {name!r}; known: {', '.join(algos)}")
+    return algos[name]
+
+
+def validate_params(cls, params: dict, where: str) -> dict:
+    """Check a params mapping against the class's specs; returns converted values."""
+    specs = {s.name: s for s in cls.param_specs}
+    out = {}
+    for k, v in params.items():
+        if k not in specs:
+            raise UserError(f"{where}.{k}: unknown parameter of {cls.name}; valid: "
+                            f"{', '.join(specs)}")
+        out[k] = specs[k].validate(v, f"{where}.{k}")
+    return out

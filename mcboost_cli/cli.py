@@ -1,0 +1,286 @@
+"""Command-line interface (click). Thin: parse options, call the layers, print.
+
+Every user error (config, parameters, data files, network) is printed as one line
+``error: ...`` on stderr with exit status 2 and no traceback; Ctrl-C exits with 130 after the
+results already computed are safely stored.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .errors import UserError
+
+DEFAULT_NOISE_CONFIG = "configs/noise.yaml"
+
+
+def _fail(message: str, code: int = 2):
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+class _Group(click.Group):
+    """Turns UserError and click's usage errors into one-line messages and exit 2."""
+
+    def main(self, args=None, prog_name=None, **extra):
+        extra.pop("standalone_mode", None)
+        try:
+            rv = super().main(args, prog_name, standalone_mode=False, **extra)
+        except click.exceptions.Abort:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+        except click.ClickException as e:
+            hint = ""
+            if isinstance(e, click.UsageError) and e.ctx is not None:
+                hint = f" (see `{e.ctx.command_path} --help`)"
+            _fail(e.format_message().replace("\n", " ") + hint, e.exit_code)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except UserError as e:
+            _fail(str(e).splitlines()[0] if str(e) else type(e).__name__, e.exit_code)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="mcboost")
+def main():
+    """mcboost: reproduce, compare and extend multi-class boosting experiments.
+
+    \b
+    Typical use:
+      mcboost run configs/quick.yaml      run an experiment config, print its table
+      mcboost noise --rate 0.2            the label-noise experiment at 20% noise
+      mcboost report configs/quick.yaml   re-render tables from the result store
+    """
+
+
+# -- shared options ----------------------------------------------------------------------------
+
+def _run_options(f):
+    opts = [
+        click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+                     help="Worker processes (default: number of cores; 1 = serial)."),
+        click.option("--retry-failed", is_flag=True,
+                     help="Also rerun cells stored as failed or timed out."),
+        click.option("--fresh", is_flag=True,
+                     help="Forget this plan's stored results and compute them again."),
+        click.option("--dry-run", is_flag=True,
+                     help="Validate and print the plan (cells to run / already done); run "
+                          "nothing."),
+        click.option("--mirror", default=None, metavar="URL|DIR",
+                     help="Dataset mirror: an http(s) base URL or a folder laid out like the "
+                          "UCI archive (default: $MCBOOST_MIRROR, else the official UCI site)."),
+        click.option("--offline", is_flag=True,
+                     help="Never use the network; fail at once if a dataset is not cached."),
+        click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,
+                     help="Result store (default: results/<experiment>/cells.sqlite)."),
+        click.option("--results-dir", type=click.Path(file_okay=False), default=None,
+                     help="Where tables are written (default: results/<experiment>)."),
+        click.option("--export-splits", type=click.Path(file_okay=False), default=None,
+                     metavar="DIR", help="Also write the folds and noise masks as CSV files."),
+        click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def _paths(config, store_path, results_dir):
+    out = Path(results_dir) if results_dir else Path("results") / config.experiment
+    store = Path(store_path) if store_path else out / "cells.sqlite"
+    return store, out
+
+
+def _open_store(path: Path):
+    from .runner.store import ResultStore
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return ResultStore(path)
+
+
+def _load_datasets(config, mirror, offline):
+    """Fetch and parse every dataset of the plan in this process before any work starts."""
+    from .datasets import load_dataset
+    if mirror:
+        # Workers inherit the environment; they read the cache this fills.
+        os.environ["MCBOOST_MIRROR"] = mirror
+    return {name: load_dataset(name, mirror=mirror, offline=offline) for name in config.datasets}
+
+
+def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, store_path,
+             results_dir, export_splits, quiet):
+    from .report.tables import render_terminal, summarize, write_outputs
+    from .runner.execute import run_cells
+    from .runner.executors import make_executor
+    from .runner.plan import config_hash, expand
+    from .runner.work import run_cell
+
+    _sigterm_as_interrupt()
+    planned = expand(config)
+    cells = [pc.cell for pc in planned]
+    store_file, out_dir = _paths(config, store_path, results_dir)
+    datasets = _load_datasets(config, mirror, offline)
+    if export_splits:
+        from .protocol.export import export_splits as _export
+        n = len(_export(config, datasets, export_splits))
+        click.echo(f"wrote {n} split files under {export_splits}", err=True)
+
+    with _open_store(store_file) as store:
+        statuses = store.statuses([c.key for c in cells])
+        n_done = sum(1 for c in cells if statuses.get(c.key) == "done")
+        n_bad = sum(1 for c in cells if statuses.get(c.key) in ("failed", "timeout"))
+        if dry_run:
+            click.echo(f"{config.path}: experiment {config.experiment!r}: {len(cells)} cells "
+                       f"({len(config.datasets)} datasets × {len(config.noise_rates)} noise "
+                       f"rates × {len(config.seeds)} seeds × {len(config.folds)} folds × "
+                       f"{sum(len(e.grid_points()) for e in config.algorithms)} algorithm "
+                       f"settings); {n_done} done, {n_bad} failed/timed out, "
+                       f"{len(cells) - n_done - n_bad} pending; store {store_file}")
+            return
+        if fresh:
+            store.delete([c.key for c in cells])
+        executor = make_executor(jobs)
+        try:
+            summary = run_cells(cells, store, run_cell, executor, retry_failed=retry_failed,
+                                timeout=config.timeout, config_hash=config_hash(config),
+                                progress="quiet" if quiet else "auto")
+        finally:
+            executor.shutdown(cancel_pending=True)
+        results = store.frame(keys=[c.key for c in cells])
+    summary_df = summarize(config, planned, results)
+    paths = write_outputs(config, summary_df, out_dir)
+    click.echo(render_terminal(config, summary_df))
+    click.echo(f"{summary.describe()}", err=True)
+    click.echo(f"tables: {', '.join(str(p) for p in paths)}", err=True)
+    if summary.interrupted:
+        sys.exit(130)
+    if summary.failed or summary.timeout:
+        sys.exit(1)
+
+
+# -- commands ----------------------------------------------------------------------------------
+
+@main.command()
+@click.argument("config_file", metavar="CONFIG")
+@_run_options
+def run(config_file, **opts):
+    """Run the experiment in CONFIG (a YAML file) and print its result table.
+
+    Cells already in the result store are skipped, so re-running an interrupted command
+    resumes it. Exit status: 0 all done, 1 some cells failed, 2 bad input, 130 interrupted.
+    """
+    from .runner.config import load_config
+    _execute(load_config(config_file), **opts)
+
+
+def _sigterm_as_interrupt():
+    """A scheduler's or `kill`'s SIGTERM takes the same clean path as Ctrl-C."""
+    import signal
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+
+
+@main.command()
+@click.option("--rate", "rates", type=float, multiple=True, required=True,
+              help="Label-noise rate in [0, 1) on training and validation labels; repeat for "
+                   "several.")
+@click.option("--config", "config_file",
+              default=DEFAULT_NOISE_CONFIG, show_default=True, type=str,
+              help="The noise experiment config whose noise_rates --rate replaces.")
+@_run_options
+def noise(rates, config_file, **opts):
+    """Run the label-noise experiment at the given rates (test labels stay clean)."""
+    from dataclasses import replace
+
+    from .runner.config import load_config
+    for r in rates:
+        if not 0.0 <= r < 1.0:
+            raise UserError(f"--rate: {r!r} is not valid; expected a number in [0, 1)")
+    config = load_config(config_file)
+    config = replace(config, noise_rates=tuple(dict.fromkeys(float(r) for r in rates)))
+    _execute(config, **opts)
+
+
+@main.command()
+@click.argument("config_file", metavar="CONFIG")
+@click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,
+              help="Result store (default: results/<experiment>/cells.sqlite).")
+@click.option("--results-dir", type=click.Path(file_okay=False), default=None,
+              help="Where tables are written (default: results/<experiment>).")
+def report(config_file, store_path, results_dir):
+    """Re-render CONFIG's tables from the result store (also from a partial run)."""
+    from .report.tables import render_terminal, summarize, write_outputs
+    from .runner.config import load_config
+    from .runner.plan import expand
+
+    config = load_config(config_file)
+    planned = expand(config)
+    store_file, out_dir = _paths(config, store_path, results_dir)
+    if not store_file.exists():
+        raise UserError(f"{store_file}: no result store; run `mcboost run {config_file}` first")
+    with _open_store(store_file) as store:
+        results = store.frame(keys=[pc.cell.key for pc in planned])
+    summary_df = summarize(config, planned, results)
+    paths = write_outputs(config, summary_df, out_dir)
+    click.echo(render_terminal(config, summary_df))
+    click.echo(f"tables: {', '.join(str(p) for p in paths)}", err=True)
+
+
+@main.command()
+def algorithms():
+    """List the algorithms: name, family, paper reference, parameters."""
+    from tabulate import tabulate
+
+    from .algorithms.registry import all_algorithms
+    rows = []
+    for name, cls in all_algorithms().items():
+        params = "; ".join(f"{s.name}={s.default!r} ({s.describe_range()})"
+                           for s in cls.param_specs)
+        rows.append([name, cls.family, cls.reference, params])
+    click.echo(tabulate(rows, headers=["name", "family", "reference", "parameters"],
+                        tablefmt="simple", maxcolwidths=[None, None, 40, 60]))
+
+
+@main.group()
+def datasets():
+    """Dataset catalog and cache."""
+
+
+@datasets.command("list")
+def datasets_list():
+    """List the catalog: name, rows, features, classes, split, cached or not."""
+    from tabulate import tabulate
+
+    from .datasets import list_datasets
+    rows = [[d["name"], d["rows"], d["features"], d["classes"], d["split"],
+             "yes" if d["cached"] else "no", d["title"]] for d in list_datasets()]
+    click.echo(tabulate(rows, headers=["name", "rows", "features", "classes", "split",
+                                       "cached", "title"], tablefmt="simple"))
+
+
+@datasets.command("fetch")
+@click.argument("names", nargs=-1)
+@click.option("--all", "fetch_all", is_flag=True, help="Fetch every dataset of the catalog.")
+@click.option("--mirror", default=None, metavar="URL|DIR", help="Dataset mirror.")
+def datasets_fetch(names, fetch_all, mirror):
+    """Download and verify datasets into the cache."""
+    from .datasets import fetch, list_datasets
+    if fetch_all:
+        names = [d["name"] for d in list_datasets()]
+    if not names:
+        raise UserError("datasets fetch: name at least one dataset, or give --all")
+    for name in names:
+        paths = fetch(name, mirror=mirror)
+        click.echo(f"{name}: {', '.join(str(p) for p in paths)}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

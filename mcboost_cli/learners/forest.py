@@ -1,0 +1,175 @@
+"""Storage of a fitted ensemble of trees, and the kernels that add one round to score matrices.
+
+All trees of a fit live in flat node arrays (capacity doubles when full, so no allocation per
+round in the steady state); ``tree_offset[t]`` is the root of round t. A leaf votes in one of
+two ways:
+
+``LABEL_VOTE``   the leaf names a class c and the round adds ``alpha_t`` to F(x, c)
+                 (AdaBoost.M1, SAMME — and any booster whose weak learner outputs a label);
+``VECTOR_VOTE``  the leaf holds a real vector v in R^K and the round adds v to F(x, .)
+                 (AdaBoost.MH's confidence-rated Hamming trees).
+
+``add_round`` updates running score matrices and their argmax predictions in place and
+returns the number of errors, so a fit records the 0-1 error of every round on every
+evaluation set in one pass, without refitting or re-predicting.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .._dtypes import SCORE_DTYPE
+
+LABEL_VOTE = 0
+VECTOR_VOTE = 1
+
+
+@njit(cache=True, nogil=True)
+def _add_label_round(X_binned, feature, threshold, left, right, offset, leaf_label, alpha, y,
+                     scores, pred):
+    """F(x, c_leaf) += alpha for every sample; keeps pred = first argmax; returns #errors.
+
+    IN: the forest's node arrays, the round's root ``offset``, its ``alpha``; y (n,) int32
+    (labels < 0 never match). IN/OUT: scores (n, K), pred (n,) int32.
+    """
+    n_errors = 0
+    n_classes = scores.shape[1]
+    for i in range(X_binned.shape[0]):
+        node = 0
+        while left[offset + node] >= 0:
+            if X_binned[i, feature[offset + node]] <= threshold[offset + node]:
+                node = left[offset + node]
+            else:
+                node = right[offset + node]
+        c = leaf_label[offset + node]
+        scores[i, c] += alpha
+        p = pred[i]
+        if alpha >= 0.0:
+            # Only column c grew: the argmax is the old one or c (lowest index on ties).
+            if c != p and (scores[i, c] > scores[i, p] or (scores[i, c] == scores[i, p] and c < p)):
+                pred[i] = c
+        else:
+            best = 0
+            for k in range(1, n_classes):
+                if scores[i, k] > scores[i, best]:
+                    best = k
+            pred[i] = best
+        if pred[i] != y[i]:
+            n_errors += 1
+    return n_errors
+
+
+@njit(cache=True, nogil=True)
+def _add_vector_round(X_binned, feature, threshold, left, right, offset, leaf_value, y, scores,
+                      pred):
+    """F(x, .) += v_leaf for every sample; pred = first argmax; returns #errors."""
+    n_errors = 0
+    n_classes = scores.shape[1]
+    for i in range(X_binned.shape[0]):
+        node = 0
+        while left[offset + node] >= 0:
+            if X_binned[i, feature[offset + node]] <= threshold[offset + node]:
+                node = left[offset + node]
+            else:
+                node = right[offset + node]
+        best = 0
+        for k in range(n_classes):
+            scores[i, k] += leaf_value[offset + node, k]
+            if scores[i, k] > scores[i, best]:
+                best = k
+        pred[i] = best
+        if best != y[i]:
+            n_errors += 1
+    return n_errors
+
+
+class Forest:
+    """The trees of one fit, in flat arrays, with one vote kind.
+
+    Parameters
+    ----------
+    vote : {LABEL_VOTE, VECTOR_VOTE}
+    n_classes : int
+    node_capacity : int
+        Initial number of node slots (grows by doubling).
+    """
+
+    def __init__(self, vote: int, n_classes: int, node_capacity: int = 1024):
+        self.vote = vote
+        self.n_classes = n_classes
+        cap = max(int(node_capacity), 16)
+        self.feature = np.full(cap, -1, np.int32)
+        self.threshold = np.zeros(cap, np.int32)
+        self.left = np.full(cap, -1, np.int32)
+        self.right = np.full(cap, -1, np.int32)
+        self.leaf_label = np.zeros(cap, np.int32)
+        self.leaf_value = np.zeros((cap if vote == VECTOR_VOTE else 1, n_classes), SCORE_DTYPE)
+        self.tree_offset = []
+        self.alpha = []
+        self.n_nodes_total = 0
+
+    @property
+    def n_trees(self) -> int:
+        return len(self.tree_offset)
+
+    def _reserve(self, extra: int):
+        need = self.n_nodes_total + extra
+        cap = self.feature.shape[0]
+        if need <= cap:
+            return
+        new = max(need, 2 * cap)
+
+        def grow(a, fill):
+            b = np.full((new,) + a.shape[1:], fill, a.dtype)
+            b[: a.shape[0]] = a
+            return b
+
+        self.feature = grow(self.feature, -1)
+        self.threshold = grow(self.threshold, 0)
+        self.left = grow(self.left, -1)
+        self.right = grow(self.right, -1)
+        self.leaf_label = grow(self.leaf_label, 0)
+        if self.vote == VECTOR_VOTE:
+            self.leaf_value = grow(self.leaf_value, 0.0)
+
+    def append(self, ws, n_nodes: int, *, leaf_label=None, leaf_value=None, alpha=1.0) -> int:
+        """Copy the tree grown in workspace ``ws`` (its first n_nodes nodes); returns its index.
+
+        ``leaf_label`` (n_nodes,) for LABEL_VOTE, ``leaf_value`` (n_nodes, K) for VECTOR_VOTE;
+        entries of internal nodes are ignored.
+        """
+        self._reserve(n_nodes)
+        o = self.n_nodes_total
+        self.feature[o:o + n_nodes] = ws.feature[:n_nodes]
+        self.threshold[o:o + n_nodes] = ws.threshold[:n_nodes]
+        self.left[o:o + n_nodes] = ws.left[:n_nodes]
+        self.right[o:o + n_nodes] = ws.right[:n_nodes]
+        if self.vote == LABEL_VOTE:
+            self.leaf_label[o:o + n_nodes] = leaf_label[:n_nodes]
+        else:
+            self.leaf_value[o:o + n_nodes] = leaf_value[:n_nodes]
+        self.tree_offset.append(o)
+        self.alpha.append(float(alpha))
+        self.n_nodes_total += n_nodes
+        return len(self.tree_offset) - 1
+
+    def set_alpha(self, t: int, alpha: float):
+        self.alpha[t] = float(alpha)
+
+    def add_round(self, t: int, X_binned, y, scores, pred) -> int:
+        """Add round t's votes to ``scores`` (n, K) and ``pred``; returns the error count."""
+        o = self.tree_offset[t]
+        if self.vote == LABEL_VOTE:
+            return _add_label_round(X_binned, self.feature, self.threshold, self.left,
+                                    self.right, o, self.leaf_label, self.alpha[t], y, scores,
+                                    pred)
+        return _add_vector_round(X_binned, self.feature, self.threshold, self.left, self.right,
+                                 o, self.leaf_value, y, scores, pred)
+
+    def truncate(self, n_trees: int):
+        """Keep the first n_trees rounds (used when the last round is discarded)."""
+        if n_trees < self.n_trees:
+            self.n_nodes_total = self.tree_offset[n_trees] if n_trees > 0 else 0
+            del self.tree_offset[n_trees:]
+            del self.alpha[n_trees:]

@@ -1,0 +1,398 @@
+"""Compiled histogram tree grower with K-channel accumulators.
+
+One grower serves every tree-based booster. A tree is grown depth-first to ``max_depth`` with
+binary splits ``bin <= threshold`` on binned features; each node's statistics are a histogram
+of shape (n_features, n_bins, n_channels) whose channels depend on the *criterion*:
+
+``CRITERION_GINI`` (channels = K)
+    channel k holds the weight of class-k samples. The split maximises the weighted Gini proxy
+    ``sum_k L_k^2 / W_L + sum_k R_k^2 / W_R`` (CART / scikit-learn's ``gini``), the natural
+    weak learner of AdaBoost.M1 and SAMME. A node whose Gini impurity is zero is a leaf.
+``CRITERION_HAMMING`` (channels = 2K)
+    channel l holds the total weight D(i, l) of label l, channel K + l the part of it where
+    y_i = l (W+ in Schapire & Singer's notation; W- = total - W+). The split minimises
+    ``Z = 2 sum_blocks sum_l sqrt(W+ W-)`` (Schapire & Singer 1999, sec. 4 and eq. (10) of the
+    real AdaBoost.MH with a partition into blocks), i.e. maximises ``-Z``. A node is a leaf
+    when no split lowers Z.
+
+The hot path allocates nothing: the caller owns a ``TreeWorkspace`` sized once per fit, and
+the tree is written into its arrays. The histogram of the larger child is obtained by
+subtracting the smaller child's from the parent's (LightGBM's and scikit-learn's trick), so
+each level costs a pass over the smaller half of the samples. Tie-breaking is deterministic:
+the first feature, then the lowest threshold, among splits of equal score.
+
+A naive pure-numpy twin lives in ``naive_tree.py`` and is used only by the tests.
+
+References
+----------
+.. [1] Breiman, Friedman, Olshen, Stone. Classification and Regression Trees, 1984.
+.. [2] Schapire, Singer. Improved boosting algorithms using confidence-rated predictions.
+       Machine Learning 37(3), 1999.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .._dtypes import HIST_DTYPE, INDEX_DTYPE, X_BINNED_DTYPE
+
+CRITERION_GINI = 0
+CRITERION_HAMMING = 1
+
+# Score differences below this are ties (rounding in histogram subtraction must not decide).
+_TIE_EPS = 1e-12
+# Channel sums below this fraction of their label's total are rounding residue.
+_ZERO_REL = 1e-10
+
+
+def n_channels(criterion: int, n_classes: int) -> int:
+    """Histogram channels the criterion needs for K classes."""
+    if criterion == CRITERION_GINI:
+        return n_classes
+    if criterion == CRITERION_HAMMING:
+        return 2 * n_classes
+    raise ValueError(f"unknown criterion {criterion}")
+
+
+def max_nodes_for_depth(max_depth: int, n_samples: int) -> int:
+    """Upper bound on the nodes of a binary tree of that depth over n samples."""
+    return int(min(2 ** (max_depth + 1) - 1, 2 * max(n_samples, 1) - 1))
+
+
+class TreeWorkspace:
+    """Every buffer one tree needs, allocated once per fit and reused each round.
+
+    Attributes written by :func:`grow_tree` (node-indexed, nodes numbered in creation order,
+    the root is node 0): ``feature``, ``threshold``, ``left``, ``right`` (-1 for leaves),
+    ``node_sum`` (channel sums of each node), ``node_count``; ``n_nodes[0]`` is the node count.
+    """
+
+    def __init__(self, n_samples, n_features, n_bins, n_channels_, max_depth):
+        max_nodes = max_nodes_for_depth(max_depth, n_samples)
+        self.max_depth = int(max_depth)
+        self.max_nodes = max_nodes
+        n_slots = 2 * (max_depth + 2)  # depth-first: at most two live histograms per level
+        self.hist = np.zeros((n_slots, n_features, n_bins, n_channels_), dtype=HIST_DTYPE)
+        self.count = np.zeros((n_slots, n_features, n_bins), dtype=np.int64)
+        self.sample_index = np.empty(n_samples, dtype=INDEX_DTYPE)
+        self.feature = np.full(max_nodes, -1, dtype=np.int32)
+        self.threshold = np.zeros(max_nodes, dtype=np.int32)
+        self.left = np.full(max_nodes, -1, dtype=np.int32)
+        self.right = np.full(max_nodes, -1, dtype=np.int32)
+        self.node_sum = np.zeros((max_nodes, n_channels_), dtype=HIST_DTYPE)
+        self.node_count = np.zeros(max_nodes, dtype=np.int64)
+        # Per-node scratch: sample range, depth, histogram slot.
+        self.node_start = np.zeros(max_nodes, dtype=np.int64)
+        self.node_end = np.zeros(max_nodes, dtype=np.int64)
+        self.node_depth = np.zeros(max_nodes, dtype=np.int32)
+        self.node_slot = np.full(max_nodes, -1, dtype=np.int32)
+        self.stack = np.zeros(max_nodes, dtype=np.int32)
+        self.free_slots = np.zeros(n_slots, dtype=np.int32)
+        self.scratch = np.zeros((3, n_channels_), dtype=HIST_DTYPE)
+        self.n_nodes = np.zeros(1, dtype=np.int64)
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernels
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _build_histogram(X_binned, sample_index, start, end, y, weight, weight_matrix, criterion,
+                     hist, count):
+    """Accumulate the histogram of samples ``sample_index[start:end]`` into hist/count (zeroed).
+
+    IN: X_binned (n, F) uint8, y (n,) int32, weight (n,) — GINI; weight_matrix (n, K) — HAMMING.
+    OUT: hist (F, B, C), count (F, B).
+    """
+    n_features = X_binned.shape[1]
+    hist[:] = 0.0
+    count[:] = 0
+    if criterion == CRITERION_GINI:
+        for p in range(start, end):
+            i = sample_index[p]
+            c = y[i]
+            wi = weight[i]
+            for f in range(n_features):
+                b = X_binned[i, f]
+                hist[f, b, c] += wi
+                count[f, b] += 1
+    else:  # CRITERION_HAMMING
+        n_classes = weight_matrix.shape[1]
+        for p in range(start, end):
+            i = sample_index[p]
+            yi = y[i]
+            wpos = weight_matrix[i, yi]
+            for f in range(n_features):
+                b = X_binned[i, f]
+                for l in range(n_classes):
+                    hist[f, b, l] += weight_matrix[i, l]
+                hist[f, b, n_classes + yi] += wpos
+                count[f, b] += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _side_score(criterion, s):
+    """Score of one side of a split from its channel sums (higher is better)."""
+    if criterion == CRITERION_GINI:
+        total = 0.0
+        sq = 0.0
+        for c in range(s.shape[0]):
+            total += s[c]
+            sq += s[c] * s[c]
+        if total <= 0.0:
+            return 0.0
+        return sq / total
+    else:
+        k = s.shape[0] // 2
+        z = 0.0
+        for l in range(k):
+            wpos = s[k + l]
+            wneg = s[l] - wpos
+            # Histogram subtraction leaves rounding residue (~1e-17) where a side holds none
+            # of a label's weight; sqrt would blow it up to ~1e-9, so treat it as zero.
+            tiny = _ZERO_REL * s[l]
+            if wpos > tiny and wneg > tiny:
+                z += np.sqrt(wpos * wneg)
+        return -z
+
+
+@njit(cache=True, nogil=True)
+def _is_pure(criterion, s):
+    if criterion != CRITERION_GINI:
+        return False
+    total = 0.0
+    mx = 0.0
+    for c in range(s.shape[0]):
+        total += s[c]
+        if s[c] > mx:
+            mx = s[c]
+    # Gini impurity 1 - sum p^2 is zero iff one class holds all the weight.
+    return total <= 0.0 or mx >= total * (1.0 - 1e-12)
+
+
+@njit(cache=True, nogil=True)
+def _find_best_split(hist, count, n_bins, node_sum, node_count, criterion, min_samples_leaf,
+                     left_sum, right_sum, best_left_sum):
+    """Best (feature, threshold) of one node; returns (found, feature, threshold, score).
+
+    Threshold t sends bins 0..t left. Bins beyond n_bins[f] (the missing-value bin) always go
+    right. Ties keep the first feature and the lowest threshold.
+    """
+    n_features = hist.shape[0]
+    n_ch = hist.shape[2]
+    best_score = -np.inf
+    best_f = -1
+    best_t = -1
+    for f in range(n_features):
+        for c in range(n_ch):
+            left_sum[c] = 0.0
+        n_left = 0
+        for t in range(n_bins[f] - 1):
+            n_left += count[f, t]
+            for c in range(n_ch):
+                left_sum[c] += hist[f, t, c]
+            if count[f, t] == 0:
+                continue  # same partition as the previous threshold: keep the lowest one
+            n_right = node_count - n_left
+            if n_left < min_samples_leaf or n_right < min_samples_leaf:
+                continue
+            for c in range(n_ch):
+                right_sum[c] = node_sum[c] - left_sum[c]
+            score = _side_score(criterion, left_sum) + _side_score(criterion, right_sum)
+            if score > best_score + _TIE_EPS * (1.0 + abs(best_score)) or best_f < 0:
+                best_score = score
+                best_f = f
+                best_t = t
+                for c in range(n_ch):
+                    best_left_sum[c] = left_sum[c]
+    return best_f >= 0, best_f, best_t, best_score
+
+
+@njit(cache=True, nogil=True)
+def _partition(X_binned, sample_index, start, end, feature, threshold):
+    """Reorder sample_index[start:end] so that samples going left come first; returns mid."""
+    i = start
+    j = end - 1
+    while True:
+        while i <= j and X_binned[sample_index[i], feature] <= threshold:
+            i += 1
+        while i <= j and X_binned[sample_index[j], feature] > threshold:
+            j -= 1
+        if i >= j:
+            break
+        tmp = sample_index[i]
+        sample_index[i] = sample_index[j]
+        sample_index[j] = tmp
+        i += 1
+        j -= 1
+    return i
+
+
+@njit(cache=True, nogil=True)
+def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
+               min_samples_leaf, hist, count, sample_index, feature, threshold, left, right,
+               node_sum, node_count, node_start, node_end, node_depth, node_slot, stack,
+               free_slots, scratch, n_nodes_out):
+    n_samples = X_binned.shape[0]
+    n_ch = hist.shape[3]
+    n_slots = hist.shape[0]
+    for i in range(n_samples):
+        sample_index[i] = i
+    # Free-list of histogram slots.
+    n_free = n_slots
+    for s in range(n_slots):
+        free_slots[s] = n_slots - 1 - s
+
+    left_sum = scratch[0]
+    right_sum = scratch[1]
+    best_left = scratch[2]
+
+    # Root.
+    n_nodes = 1
+    node_start[0] = 0
+    node_end[0] = n_samples
+    node_depth[0] = 0
+    feature[0] = -1
+    left[0] = -1
+    right[0] = -1
+    n_free -= 1
+    slot = free_slots[n_free]
+    node_slot[0] = slot
+    _build_histogram(X_binned, sample_index, 0, n_samples, y, weight, weight_matrix,
+                     criterion, hist[slot], count[slot])
+    # Node sums from feature 0 over all of its bins (missing bin included).
+    for c in range(n_ch):
+        acc = 0.0
+        for b in range(hist.shape[2]):
+            acc += hist[slot, 0, b, c]
+        node_sum[0, c] = acc
+    node_count[0] = n_samples
+
+    top = 0
+    stack[top] = 0
+    top += 1
+    while top > 0:
+        top -= 1
+        nd = stack[top]
+        slot = node_slot[nd]
+        is_leaf = (node_depth[nd] >= max_depth or node_count[nd] < 2 * min_samples_leaf
+                   or _is_pure(criterion, node_sum[nd]))
+        found = False
+        bf = -1
+        bt = -1
+        if not is_leaf:
+            found, bf, bt, best = _find_best_split(
+                hist[slot], count[slot], n_bins, node_sum[nd], node_count[nd], criterion,
+                min_samples_leaf, left_sum, right_sum, best_left)
+            if found and criterion == CRITERION_HAMMING:
+                # A split that does not lower Z is no better than the leaf (Z only falls
+                # under refinement, so equality means no information).
+                parent = _side_score(criterion, node_sum[nd])
+                if not best > parent + _TIE_EPS * (1.0 + abs(parent)):
+                    found = False
+        if not found:
+            if slot >= 0:
+                free_slots[n_free] = slot
+                n_free += 1
+                node_slot[nd] = -1
+            continue
+
+        start = node_start[nd]
+        end = node_end[nd]
+        mid = _partition(X_binned, sample_index, start, end, bf, bt)
+        feature[nd] = bf
+        threshold[nd] = bt
+        lc = n_nodes
+        rc = n_nodes + 1
+        n_nodes += 2
+        left[nd] = lc
+        right[nd] = rc
+        for ch in (lc, rc):
+            feature[ch] = -1
+            left[ch] = -1
+            right[ch] = -1
+            node_depth[ch] = node_depth[nd] + 1
+            node_slot[ch] = -1
+        node_start[lc] = start
+        node_end[lc] = mid
+        node_start[rc] = mid
+        node_end[rc] = end
+        node_count[lc] = mid - start
+        node_count[rc] = end - mid
+        for c in range(n_ch):
+            node_sum[lc, c] = best_left[c]
+            node_sum[rc, c] = node_sum[nd, c] - best_left[c]
+
+        if node_depth[nd] + 1 < max_depth:
+            # Children will be split: they need histograms. Build the smaller child's, and
+            # turn the parent's slot into the larger child's by subtraction.
+            if node_count[lc] <= node_count[rc]:
+                small, large = lc, rc
+            else:
+                small, large = rc, lc
+            n_free -= 1
+            s_small = free_slots[n_free]
+            _build_histogram(X_binned, sample_index, node_start[small], node_end[small], y,
+                             weight, weight_matrix, criterion, hist[s_small], count[s_small])
+            hist[slot] -= hist[s_small]
+            count[slot] -= count[s_small]
+            node_slot[small] = s_small
+            node_slot[large] = slot
+            # Exact node sums from the histograms would drift the same way; recompute the
+            # larger child's from its own (subtracted) histogram is not needed: the split scan
+            # gave both sums already.
+        else:
+            free_slots[n_free] = slot
+            n_free += 1
+        node_slot[nd] = -1
+        stack[top] = rc
+        top += 1
+        stack[top] = lc
+        top += 1
+    n_nodes_out[0] = n_nodes
+
+
+def grow_tree(ws: TreeWorkspace, X_binned, y, n_bins, criterion, *, weight=None,
+              weight_matrix=None, min_samples_leaf=1):
+    """Grow one tree into the workspace ``ws``; returns the number of nodes.
+
+    Parameters
+    ----------
+    ws : TreeWorkspace
+    X_binned : ndarray of uint8, shape (n_samples, n_features), C-contiguous
+    y : ndarray of int32, shape (n_samples,)
+    n_bins : ndarray of int32, shape (n_features,)
+        Value bins of each feature (thresholds range over 0..n_bins-2).
+    criterion : {CRITERION_GINI, CRITERION_HAMMING}
+    weight : ndarray of float64, shape (n_samples,)  -- GINI
+    weight_matrix : ndarray of float64, shape (n_samples, K)  -- HAMMING
+    """
+    dummy_w = _DUMMY_1D if weight is None else weight
+    dummy_m = _DUMMY_2D if weight_matrix is None else weight_matrix
+    _grow_tree(X_binned, y, dummy_w, dummy_m, n_bins, criterion, ws.max_depth, min_samples_leaf,
+               ws.hist, ws.count, ws.sample_index, ws.feature, ws.threshold, ws.left, ws.right,
+               ws.node_sum, ws.node_count, ws.node_start, ws.node_end, ws.node_depth,
+               ws.node_slot, ws.stack, ws.free_slots, ws.scratch, ws.n_nodes)
+    return int(ws.n_nodes[0])
+
+
+_DUMMY_1D = np.zeros(1, dtype=HIST_DTYPE)
+_DUMMY_2D = np.zeros((1, 1), dtype=HIST_DTYPE)
+
+
+@njit(cache=True, nogil=True)
+def apply_tree(X_binned, feature, threshold, left, right, offset, out_leaf):
+    """Leaf (node index relative to ``offset``) reached by each sample.
+
+    IN: node arrays of a forest, the tree's root at ``offset``. OUT: out_leaf (n,) int32.
+    """
+    for i in range(X_binned.shape[0]):
+        node = 0
+        while left[offset + node] >= 0:
+            if X_binned[i, feature[offset + node]] <= threshold[offset + node]:
+                node = left[offset + node]
+            else:
+                node = right[offset + node]
+        out_leaf[i] = node

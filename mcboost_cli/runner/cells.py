@@ -1,0 +1,110 @@
+"""A cell is one fit: (dataset, protocol, fold, noise rate, seed, algorithm, hyper-parameters).
+
+Cells are plain, hashable, picklable values. Their ``key`` is a hash of the canonical JSON form
+plus the algorithm's version, so the same fit has the same key in every run, process and machine,
+and a change to an algorithm's code that changes its numbers (a bumped version) makes new keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def canonical_json(obj) -> str:
+    """JSON with sorted keys and no whitespace: the text that keys are hashed from."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One fit of the plan. ``params`` is a tuple of (name, value) pairs sorted by name."""
+
+    experiment: str
+    dataset: str
+    protocol: str
+    fold: int
+    noise_rate: float
+    seed: int
+    algorithm: str
+    algorithm_version: str
+    params: tuple[tuple[str, Any], ...]
+    label: str = field(default="", compare=False)   # display column; not part of the key
+    grid_id: str = field(default="", compare=False)  # which config entry / grid it belongs to
+
+    def identity(self) -> dict:
+        """The canonical form the key is hashed from (the experiment name is not in it, so
+        two experiments that share a fit share its result)."""
+        return {
+            "dataset": self.dataset,
+            "protocol": self.protocol,
+            "fold": int(self.fold),
+            "noise_rate": float(self.noise_rate),
+            "seed": int(self.seed),
+            "algorithm": self.algorithm,
+            "algorithm_version": self.algorithm_version,
+            "params": {k: v for k, v in self.params},
+        }
+
+    @property
+    def key(self) -> str:
+        return hashlib.sha256(canonical_json(self.identity()).encode()).hexdigest()[:32]
+
+    @property
+    def params_dict(self) -> dict:
+        return dict(self.params)
+
+    def to_json(self) -> str:
+        d = self.identity()
+        d.update(experiment=self.experiment, label=self.label, grid_id=self.grid_id)
+        return canonical_json(d)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Cell":
+        d = json.loads(text)
+        return cls(
+            experiment=d["experiment"], dataset=d["dataset"], protocol=d["protocol"],
+            fold=d["fold"], noise_rate=d["noise_rate"], seed=d["seed"],
+            algorithm=d["algorithm"], algorithm_version=d["algorithm_version"],
+            params=tuple(sorted(d["params"].items())), label=d.get("label", ""),
+            grid_id=d.get("grid_id", ""),
+        )
+
+    def describe(self) -> str:
+        ps = ",".join(f"{k}={v}" for k, v in self.params)
+        return (f"{self.dataset} fold {self.fold} noise {self.noise_rate:g} seed {self.seed} "
+                f"{self.algorithm}({ps})")
+
+
+# Status vocabulary of the store (as benchopt's): a cell is done, failed (with its traceback),
+# or timed out. Cells not in the store are pending.
+DONE = "done"
+FAILED = "failed"
+TIMEOUT = "timeout"
+STATUSES = (DONE, FAILED, TIMEOUT)
+
+
+@dataclass
+class CellResult:
+    """What running one cell produces; the store keeps one row per cell key.
+
+    ``curves`` maps "train" / "valid" / "test" to the 0-1 error after every round (index t is
+    the error of the ensemble of the first t+1 rounds). ``selected_round`` is 1-based: the
+    number of rounds of the ensemble chosen by validation early stopping.
+    """
+
+    key: str
+    status: str
+    selected_round: int | None = None
+    train_error: float | None = None
+    valid_error: float | None = None
+    test_error: float | None = None
+    n_rounds: int | None = None
+    curves: dict[str, list[float]] | None = None
+    extra: dict[str, Any] | None = None        # algorithm-specific facts (e.g. stop reason)
+    fit_seconds: float | None = None
+    wall_seconds: float | None = None
+    traceback: str | None = None
+    versions: dict[str, str] | None = None

@@ -1,0 +1,90 @@
+"""The work function: run one cell (in whatever process the executor chose).
+
+Everything random is derived from the cell (dataset, seed, fold, noise rate), so the result
+is the same whichever worker runs it and in whatever order. Per process, the dataset, its
+fold split and its binned features are cached, so the cells of one fold share one binning
+(features are binned once per fold on the training part).
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+from functools import lru_cache
+
+import numpy as np
+
+from .. import __version__
+from ..algorithms.registry import get_algorithm
+from ..learners.binning import Binned, BinMapper
+from ..protocol.noise import noisy_labels
+from ..protocol.splits import make_split
+from .cells import DONE, Cell, CellResult
+
+
+@lru_cache(maxsize=4)
+def _dataset(name: str):
+    from ..datasets import load_dataset
+    # The coordinating process fetched every dataset before starting; workers read the cache.
+    return load_dataset(name, offline=True)
+
+
+@lru_cache(maxsize=8)
+def _fold(dataset: str, protocol: str, seed: int, fold: int, max_bins: int):
+    ds = _dataset(dataset)
+    split = make_split(protocol, ds.n_samples, dataset, seed, fold)
+    mapper = BinMapper(max_bins=max_bins, categorical=ds.categorical).fit(ds.X[split.train])
+    binned = {part: Binned(mapper.transform(ds.X[getattr(split, part)]), mapper)
+              for part in ("train", "valid", "test")}
+    return split, binned
+
+
+def versions() -> dict:
+    import numba
+    return {"mcboost": __version__, "python": platform.python_version(),
+            "numpy": np.__version__, "numba": numba.__version__}
+
+
+def select_round(valid_curve: np.ndarray) -> int:
+    """1-based round with the lowest validation error (the first one on ties)."""
+    return int(np.argmin(valid_curve)) + 1
+
+
+def run_cell(cell: Cell) -> CellResult:
+    """Fit the cell's algorithm on its fold and return errors at the validation-best round."""
+    t0 = time.perf_counter()
+    ds = _dataset(cell.dataset)
+    params = cell.params_dict
+    split, binned = _fold(cell.dataset, cell.protocol, cell.seed, cell.fold,
+                          int(params.get("max_bins", 255)))
+    y = ds.y
+    trval = np.concatenate([split.train, split.valid])
+    y_noisy, flipped = noisy_labels(y, trval, cell.noise_rate, ds.n_classes,
+                                    dataset=cell.dataset, seed=cell.seed, fold=cell.fold)
+    est = get_algorithm(cell.algorithm)(**params)
+    t_fit = time.perf_counter()
+    # Training and validation labels carry the noise; the test labels are the clean ones.
+    est.fit(binned["train"], y_noisy[split.train],
+            eval_set=[(binned["valid"], y_noisy[split.valid]),
+                      (binned["test"], y[split.test])])
+    fit_seconds = time.perf_counter() - t_fit
+    extra = {"stop_reason": est.stop_reason_, "n_train": int(split.train.size),
+             "n_valid": int(split.valid.size), "n_test": int(split.test.size),
+             "n_flipped": int(flipped.size)}
+    if est.n_rounds_ == 0:
+        # No weak learner was accepted (e.g. AdaBoost.M1 with err >= 1/2 in round 1): there
+        # is no classifier to score. Stored as done with no errors; tables mark it "no fit".
+        return CellResult(key=cell.key, status=DONE, selected_round=0, n_rounds=0,
+                          curves={"train": [], "valid": [], "test": []},
+                          extra=dict(extra, no_fit=True), fit_seconds=fit_seconds,
+                          wall_seconds=time.perf_counter() - t0, versions=versions())
+    curves = {"train": est.train_errors_.tolist(), "valid": est.eval_errors_[0].tolist(),
+              "test": est.eval_errors_[1].tolist()}
+    r = select_round(est.eval_errors_[0])
+    return CellResult(
+        key=cell.key, status=DONE, selected_round=r,
+        train_error=curves["train"][r - 1], valid_error=curves["valid"][r - 1],
+        test_error=curves["test"][r - 1], n_rounds=est.n_rounds_, curves=curves,
+        extra=extra,
+        fit_seconds=fit_seconds, wall_seconds=time.perf_counter() - t0, versions=versions(),
+    )

@@ -1,0 +1,250 @@
+"""The command line end to end: tiny configs on real data through the loopback mirror, bad
+inputs (one line, exit 2, store untouched), determinism across --jobs, resume after SIGKILL."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from mcboost_cli.cli import main
+
+TINY = """\
+experiment: tiny
+title: Tiny
+datasets: [car]
+folds: [0, 1]
+noise_rates: [0.0, 0.1]
+algorithms:
+  - algorithm: samme
+    label: SAMME
+    params: {n_rounds: 25}
+    grid: {max_depth: [1, 2]}
+  - algorithm: adaboost_mh
+    label: AdaBoost.MH
+    params: {n_rounds: 15, max_depth: 2}
+  - algorithm: adaboost_m1
+    params: {n_rounds: 10, max_depth: 1}
+"""
+
+
+def invoke(args, cwd: Path):
+    runner = CliRunner()
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return runner.invoke(main, args, catch_exceptions=False)
+    finally:
+        os.chdir(old)
+
+
+@pytest.fixture
+def mirror_env(uci_mirror, monkeypatch):
+    monkeypatch.setenv("MCBOOST_MIRROR", uci_mirror)
+    return uci_mirror
+
+
+def write(tmp_path: Path, text: str, name="c.yaml") -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_run_report_and_dry_run(tmp_path, mirror_env):
+    cfg = write(tmp_path, TINY)
+    r = invoke(["run", str(cfg), "--jobs", "1", "-q"], tmp_path)
+    assert r.exit_code == 0, r.output
+    assert "SAMME" in r.stdout and "AdaBoost.MH" in r.stdout and "label noise 0.1" in r.stdout
+    out = tmp_path / "results" / "tiny"
+    for name in ("results.md", "results.csv", "results.tex"):
+        assert (out / name).stat().st_size > 0
+    csv = pd.read_csv(out / "results.csv")
+    assert set(csv["algorithm"]) == {"SAMME", "AdaBoost.MH", "adaboost_m1"}
+    assert (csv["n"] == 2).all()
+    samme = csv[csv["algorithm"] == "SAMME"]
+    assert ((samme["mean"] > 0) & (samme["mean"] < 30)).all()       # car: far below chance
+
+    # The store holds one row per cell: 1 dataset × 2 noise × 2 folds × (2 + 1 + 1) settings.
+    con = sqlite3.connect(out / "cells.sqlite")
+    assert con.execute("select count(*), count(distinct key) from results").fetchone() == (16, 16)
+    con.close()
+
+    # A second run computes nothing; report re-renders the same table.
+    r2 = invoke(["run", str(cfg), "--jobs", "1", "-q"], tmp_path)
+    assert "0 done" in r2.stderr and "16 skipped" in r2.stderr
+    r3 = invoke(["report", str(cfg)], tmp_path)
+    assert r3.exit_code == 0 and r3.stdout == r.stdout
+    r4 = invoke(["run", str(cfg), "--dry-run"], tmp_path)
+    assert r4.exit_code == 0 and "16 cells" in r4.stdout and "16 done" in r4.stdout
+
+
+def test_jobs_do_not_change_numbers(tmp_path, mirror_env):
+    cfg = write(tmp_path, TINY)
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    assert invoke(["run", str(cfg), "--jobs", "1", "-q"], a).exit_code == 0
+    assert invoke(["run", str(cfg), "--jobs", "2", "-q"], b).exit_code == 0
+    ca = (a / "results/tiny/results.csv").read_text()
+    cb = (b / "results/tiny/results.csv").read_text()
+    assert ca == cb
+
+    def rows(d):
+        con = sqlite3.connect(d / "results/tiny/cells.sqlite")
+        out = con.execute("select key, status, selected_round, train_error, valid_error, "
+                          "test_error, n_rounds, curves from results order by key").fetchall()
+        con.close()
+        return out
+
+    assert rows(a) == rows(b)
+
+
+def test_export_splits(tmp_path, mirror_env):
+    cfg = write(tmp_path, TINY)
+    r = invoke(["run", str(cfg), "--dry-run", "--export-splits", str(tmp_path / "splits")],
+               tmp_path)
+    assert r.exit_code == 0
+    parts = pd.read_csv(tmp_path / "splits/car/seed0/parts.csv")
+    assert len(parts) == 1728 and set(parts["part"]) == {0, 1, 2, 3, 4}
+    flips = pd.read_csv(tmp_path / "splits/car/seed0/fold0_noise0.1.csv")
+    n_trval = int((~parts["part"].isin([0])).sum())
+    assert len(flips) == round(0.1 * n_trval)
+    assert (flips["label"] != flips["noisy_label"]).all()
+    assert not parts.loc[flips["row"], "part"].eq(0).any()          # test part untouched
+
+
+BAD = {
+    "malformed YAML": ("experiment: x\ndatasets: [car\n", "malformed YAML"),
+    "unknown algorithm": (TINY.replace("algorithm: samme", "algorithm: sammy"),
+                          "unknown algorithm 'sammy'"),
+    "unknown key": (TINY + "colour: blue\n", "colour: unknown key"),
+    "bad parameter type": (TINY.replace("n_rounds: 25", "n_rounds: many"),
+                           "algorithms[0].params.n_rounds: 'many' is not valid"),
+    "parameter out of range": (TINY.replace("max_depth: [1, 2]", "max_depth: [1, 0]"),
+                               "algorithms[0].grid.max_depth: 0 is not valid; expected an "
+                               "integer in [1, 30]"),
+    "unknown dataset": (TINY.replace("[car]", "[carr]"), "datasets[0]: 'carr' is not valid"),
+    "noise rate outside [0, 1)": (TINY.replace("[0.0, 0.1]", "[0.0, 1.0]"),
+                                  "noise_rates[1]: 1.0 is not valid; expected numbers in [0, 1)"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD))
+def test_bad_config_one_line_exit_2_store_untouched(tmp_path, case):
+    text, expected = BAD[case]
+    cfg = write(tmp_path, text)
+    store = tmp_path / "store.sqlite"
+    con = sqlite3.connect(store)
+    con.execute("create table keep(x)")
+    con.commit()
+    con.close()
+    before = store.read_bytes()
+    r = invoke(["run", str(cfg), "--store", str(store)], tmp_path)
+    assert r.exit_code == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in r.output
+    assert expected in lines[0] and str(cfg) in lines[0]
+    assert store.read_bytes() == before
+
+
+def test_unreadable_and_missing_config(tmp_path):
+    r = invoke(["run", str(tmp_path / "nope.yaml")], tmp_path)
+    assert r.exit_code == 2 and "no such config file" in r.stderr
+    d = tmp_path / "dir.yaml"
+    d.mkdir()
+    r = invoke(["run", str(d)], tmp_path)
+    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1
+    if os.geteuid() != 0:                      # root reads anything
+        f = write(tmp_path, TINY, "locked.yaml")
+        f.chmod(0)
+        r = invoke(["run", str(f)], tmp_path)
+        assert r.exit_code == 2 and "cannot read" in r.stderr
+
+
+def test_noise_command_rates(tmp_path, mirror_env):
+    cfg = write(tmp_path, TINY)
+    r = invoke(["noise", "--rate", "1.5", "--config", str(cfg)], tmp_path)
+    assert r.exit_code == 2 and "--rate: 1.5 is not valid" in r.stderr
+    r = invoke(["noise", "--rate", "0.2", "--config", str(cfg), "--dry-run"], tmp_path)
+    assert r.exit_code == 0 and "1 noise rates" in r.stdout and "8 cells" in r.stdout
+
+
+def test_algorithms_and_datasets_listing(tmp_path):
+    r = invoke(["algorithms"], tmp_path)
+    assert r.exit_code == 0
+    for name in ("adaboost_m1", "samme", "adaboost_mh", "Zhu", "max_depth"):
+        assert name in r.stdout
+    r = invoke(["datasets", "list"], tmp_path)
+    assert r.exit_code == 0 and "nursery" in r.stdout and "letter" in r.stdout
+
+
+def test_help_everywhere(tmp_path):
+    for args in ([], ["run"], ["noise"], ["report"], ["algorithms"], ["datasets"],
+                 ["datasets", "list"], ["datasets", "fetch"]):
+        r = invoke(args + ["--help"], tmp_path)
+        assert r.exit_code == 0 and "Usage:" in r.stdout
+
+
+KILL_CFG = """\
+experiment: killme
+datasets: [nursery]
+noise_rates: [0.0, 0.2]
+algorithms:
+  - algorithm: samme
+    params: {n_rounds: 150, max_depth: 3}
+  - algorithm: adaboost_mh
+    params: {n_rounds: 60, max_depth: 2}
+"""
+
+
+def _mcboost(*args):
+    return [sys.executable, "-c", "from mcboost_cli.cli import main; main()", *args]
+
+
+def test_sigkill_mid_run_then_resume_gives_the_uninterrupted_table(tmp_path, mirror_env):
+    cfg = write(tmp_path, KILL_CFG)
+    env = dict(os.environ)
+    ref_dir, kill_dir = tmp_path / "ref", tmp_path / "kill"
+    ref_dir.mkdir(), kill_dir.mkdir()
+    subprocess.run(_mcboost("run", str(cfg), "--jobs", "1", "-q"), cwd=ref_dir, env=env,
+                   check=True, capture_output=True)
+
+    store = kill_dir / "results/killme/cells.sqlite"
+    proc = subprocess.Popen(_mcboost("run", str(cfg), "--jobs", "2", "-q"), cwd=kill_dir,
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    done = 0
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if store.exists():
+            try:
+                con = sqlite3.connect(store)
+                done = con.execute("select count(*) from results").fetchone()[0]
+                con.close()
+            except sqlite3.Error:
+                done = 0
+        if done >= 4:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run finished before it could be killed"
+    os.killpg(proc.pid, signal.SIGKILL)          # the coordinator and its workers
+    proc.wait()
+    con = sqlite3.connect(store)
+    assert con.execute("pragma integrity_check").fetchone()[0] == "ok"
+    partial = con.execute("select count(*) from results").fetchone()[0]
+    con.close()
+    assert 4 <= partial < 20
+
+    subprocess.run(_mcboost("run", str(cfg), "--jobs", "2", "-q"), cwd=kill_dir, env=env,
+                   check=True, capture_output=True)
+    assert ((kill_dir / "results/killme/results.csv").read_text()
+            == (ref_dir / "results/killme/results.csv").read_text())
+    assert ((kill_dir / "results/killme/results.md").read_text()
+            == (ref_dir / "results/killme/results.md").read_text())

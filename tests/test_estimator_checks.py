@@ -1,0 +1,106 @@
+"""Generic checks run over every registered algorithm with its own small test parameters
+(as river's ``check_estimator``): a new algorithm gets these tests for free."""
+
+import numpy as np
+import pytest
+
+from mcboost_cli.algorithms.registry import all_algorithms
+from mcboost_cli.learners.binning import Binned, BinMapper
+
+ALGORITHMS = sorted(all_algorithms().items())
+
+
+def _data(seed=0, n=300, K=4, F=5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, F))
+    y = (np.digitize(X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=n),
+                     np.linspace(-1.5, 1.5, K - 1))).astype(int)
+    return X, y
+
+
+@pytest.fixture(params=[name for name, _ in ALGORITHMS])
+def algo(request):
+    return all_algorithms()[request.param]
+
+
+def test_registry_attributes(algo):
+    assert algo.name and algo.family and algo.reference and algo.version
+    spec_names = {s.name for s in algo.param_specs}
+    assert set(algo.test_params) <= spec_names
+    # Every constructor argument is a declared parameter with the same default.
+    est = algo()
+    for s in algo.param_specs:
+        assert est.get_params()[s.name] == s.default
+
+
+def test_get_set_params_and_clone(algo):
+    est = algo(**algo.test_params)
+    params = est.get_params()
+    clone = type(est)(**params)
+    assert clone.get_params() == params
+    est.set_params(n_rounds=3)
+    assert est.n_rounds == 3
+    with pytest.raises(ValueError):
+        est.set_params(no_such_param=1)
+
+
+def test_fit_records_curves_that_match_staged_predictions(algo):
+    X, y = _data()
+    Xv, yv = _data(1)
+    est = algo(**algo.test_params).fit(X, y, eval_set=[(Xv, yv)])
+    assert est.n_rounds_ >= 1
+    assert est.train_errors_.shape == (est.n_rounds_,)
+    assert est.eval_errors_.shape == (1, est.n_rounds_)
+    staged_train = [np.mean(p != y) for p in est.staged_predict(X)]
+    staged_valid = [np.mean(p != yv) for p in est.staged_predict(Xv)]
+    np.testing.assert_allclose(est.train_errors_, staged_train)
+    np.testing.assert_allclose(est.eval_errors_[0], staged_valid)
+
+
+def test_staged_predict_ends_at_predict(algo):
+    X, y = _data(2)
+    est = algo(**algo.test_params).fit(X, y)
+    *_, last = est.staged_predict(X)
+    np.testing.assert_array_equal(last, est.predict(X))
+    np.testing.assert_array_equal(np.argmax(est.decision_function(X), axis=1),
+                                  np.searchsorted(est.classes_, est.predict(X)))
+    # decision_function(n_rounds=t) is the t-th staged score.
+    staged = list(est.staged_decision_function(X))
+    t = max(1, est.n_rounds_ // 2)
+    np.testing.assert_allclose(est.decision_function(X, n_rounds=t), staged[t - 1])
+
+
+def test_deterministic(algo):
+    X, y = _data(3)
+    a = algo(**algo.test_params).fit(X, y)
+    b = algo(**algo.test_params).fit(X, y)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    np.testing.assert_array_equal(a.train_errors_, b.train_errors_)
+
+
+def test_prebinned_input_gives_the_same_model(algo):
+    X, y = _data(4)
+    mapper = BinMapper().fit(X)
+    a = algo(**algo.test_params).fit(X, y)
+    b = algo(**algo.test_params).fit(Binned(mapper.transform(X), mapper), y)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+def test_string_labels_and_unseen_eval_labels(algo):
+    X, y = _data(5, K=3)
+    names = np.array(["cat", "dog", "eel"])[y]
+    yv = names.copy()
+    yv[:10] = "fox"                       # a label never seen in training is always an error
+    est = algo(**algo.test_params).fit(X, names, eval_set=[(X, yv)])
+    assert list(est.classes_) == ["cat", "dog", "eel"]
+    assert set(est.predict(X)) <= set(est.classes_)
+    assert np.all(est.eval_errors_[0] >= 10 / len(yv) - 1e-12)
+
+
+def test_fitted_attributes_end_with_underscore(algo):
+    X, y = _data(6)
+    est = algo(**algo.test_params)
+    before = set(vars(est))
+    est.fit(X, y)
+    new_public = {k for k in set(vars(est)) - before if not k.startswith("_")}
+    assert new_public and all(k.endswith("_") for k in new_public)

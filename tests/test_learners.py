@@ -1,0 +1,145 @@
+"""Binning and the compiled histogram tree against its naive twin."""
+
+import numpy as np
+import pytest
+
+from mcboost_cli._dtypes import MISSING_BIN
+from mcboost_cli.learners.binning import BinMapper
+from mcboost_cli.learners.forest import LABEL_VOTE, VECTOR_VOTE, Forest
+from mcboost_cli.learners.histogram_tree import (CRITERION_GINI, CRITERION_HAMMING,
+                                                 TreeWorkspace, apply_tree, grow_tree,
+                                                 n_channels)
+from mcboost_cli.learners.naive_tree import grow_tree_naive
+
+
+def test_binning_few_distinct_values_is_exact():
+    X = np.array([[1.0, 10], [2, 10], [2, 20], [5, 30], [7, 30]])
+    m = BinMapper().fit(X)
+    codes = m.transform(X)
+    assert m.n_bins_.tolist() == [4, 3]
+    assert codes[:, 0].tolist() == [0, 1, 1, 2, 3]
+    # Unseen values fall in the bin of the nearest training interval.
+    assert m.transform(np.array([[1.4, 25.0], [1.6, 100.0]])).tolist() == [[0, 1], [1, 2]]
+
+
+def test_binning_many_values_caps_bins_and_keeps_order():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(5000, 1))
+    m = BinMapper(max_bins=32).fit(x)
+    codes = m.transform(x)[:, 0]
+    assert m.n_bins_[0] <= 32 and codes.max() == m.n_bins_[0] - 1
+    order = np.argsort(x[:, 0], kind="stable")
+    assert np.all(np.diff(codes[order].astype(int)) >= 0)   # monotone map
+
+
+def test_binning_missing_and_categorical():
+    X = np.array([[0.0, 1.5], [2, np.nan], [1, 3.0]])
+    m = BinMapper(categorical=[True, False]).fit(X)
+    codes = m.transform(X)
+    assert codes[:, 0].tolist() == [0, 2, 1]
+    assert codes[1, 1] == MISSING_BIN
+    assert m.n_bins_.tolist() == [3, 2]
+
+
+def _random_problem(rng):
+    n = int(rng.integers(5, 400))
+    F = int(rng.integers(1, 6))
+    K = int(rng.integers(2, 7))
+    X_binned = rng.integers(0, int(rng.integers(2, 12)), size=(n, F)).astype(np.uint8)
+    y = rng.integers(0, K, n).astype(np.int32)
+    return X_binned, y, K
+
+
+@pytest.mark.parametrize("criterion", [CRITERION_GINI, CRITERION_HAMMING])
+def test_fast_tree_equals_naive_twin(criterion):
+    rng = np.random.default_rng(12345 + criterion)
+    for _ in range(60):
+        X_binned, y, K = _random_problem(rng)
+        n, F = X_binned.shape
+        depth = int(rng.integers(1, 6))
+        w = rng.random(n)
+        W = rng.random((n, K))
+        n_bins = (X_binned.max(axis=0) + 1).astype(np.int32)
+        ws = TreeWorkspace(n, F, int(n_bins.max()), n_channels(criterion, K), depth)
+        m = grow_tree(ws, X_binned, y, n_bins, criterion, weight=w, weight_matrix=W)
+        ref = grow_tree_naive(X_binned, y, n_bins, criterion, K, depth, weight=w,
+                              weight_matrix=W)
+        assert m == ref["feature"].size
+        np.testing.assert_array_equal(ws.feature[:m], ref["feature"])
+        np.testing.assert_array_equal(ws.left[:m], ref["left"])
+        np.testing.assert_array_equal(ws.right[:m], ref["right"])
+        internal = ref["left"] >= 0
+        np.testing.assert_array_equal(ws.threshold[:m][internal], ref["threshold"][internal])
+        np.testing.assert_allclose(ws.node_sum[:m], ref["node_sum"], rtol=1e-9, atol=1e-12)
+        np.testing.assert_array_equal(ws.node_count[:m], ref["node_count"])
+
+
+def test_tree_partition_matches_apply():
+    """Each leaf's sample range in the partition holds exactly the samples routed to it."""
+    rng = np.random.default_rng(7)
+    X_binned, y, K = _random_problem(rng)
+    n, F = X_binned.shape
+    n_bins = (X_binned.max(axis=0) + 1).astype(np.int32)
+    ws = TreeWorkspace(n, F, int(n_bins.max()), K, 4)
+    m = grow_tree(ws, X_binned, y, n_bins, CRITERION_GINI, weight=rng.random(n))
+    leaf = np.empty(n, np.int32)
+    apply_tree(X_binned, ws.feature, ws.threshold, ws.left, ws.right, 0, leaf)
+    for nd in range(m):
+        if ws.left[nd] < 0:
+            members = np.sort(ws.sample_index[ws.node_start[nd]:ws.node_end[nd]])
+            np.testing.assert_array_equal(members, np.flatnonzero(leaf == nd))
+
+
+def test_gini_split_is_best_by_brute_force():
+    """The root split maximises the Gini proxy over every (feature, threshold)."""
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        X_binned, y, K = _random_problem(rng)
+        n, F = X_binned.shape
+        w = rng.random(n)
+        n_bins = (X_binned.max(axis=0) + 1).astype(np.int32)
+        ws = TreeWorkspace(n, F, int(n_bins.max()), K, 1)
+        if grow_tree(ws, X_binned, y, n_bins, CRITERION_GINI, weight=w) == 1:
+            continue
+
+        def proxy(mask):
+            s = 0.0
+            for side in (mask, ~mask):
+                cw = np.bincount(y[side], weights=w[side], minlength=K)
+                s += (cw ** 2).sum() / cw.sum()
+            return s
+
+        best = max(proxy(X_binned[:, f] <= t) for f in range(F)
+                   for t in range(n_bins[f] - 1)
+                   if 0 < (X_binned[:, f] <= t).sum() < n)
+        got = proxy(X_binned[:, ws.feature[0]] <= ws.threshold[0])
+        assert got == pytest.approx(best, rel=1e-12)
+
+
+def test_forest_round_updates_match_dense_recomputation():
+    rng = np.random.default_rng(11)
+    X_binned, y, K = _random_problem(rng)
+    n, F = X_binned.shape
+    n_bins = (X_binned.max(axis=0) + 1).astype(np.int32)
+    ws = TreeWorkspace(n, F, int(n_bins.max()), K, 3)
+    for vote in (LABEL_VOTE, VECTOR_VOTE):
+        forest = Forest(vote, K, node_capacity=4)   # tiny: forces capacity growth
+        scores = np.zeros((n, K))
+        pred = np.zeros(n, np.int32)
+        ref = np.zeros((n, K))
+        leaf = np.empty(n, np.int32)
+        for t in range(12):
+            m = grow_tree(ws, X_binned, y, n_bins, CRITERION_GINI, weight=rng.random(n))
+            labels = rng.integers(0, K, m).astype(np.int32)
+            values = rng.normal(size=(m, K))
+            alpha = float(rng.normal())      # negative alphas exercise the full argmax path
+            forest.append(ws, m, leaf_label=labels, leaf_value=values, alpha=alpha)
+            n_err = forest.add_round(t, X_binned, y, scores, pred)
+            apply_tree(X_binned, ws.feature, ws.threshold, ws.left, ws.right, 0, leaf)
+            if vote == LABEL_VOTE:
+                ref[np.arange(n), labels[leaf]] += alpha
+            else:
+                ref += values[leaf]
+            np.testing.assert_allclose(scores, ref, rtol=0, atol=1e-12)
+            np.testing.assert_array_equal(pred, np.argmax(ref, axis=1))
+            assert n_err == int((np.argmax(ref, axis=1) != y).sum())
