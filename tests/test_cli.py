@@ -241,6 +241,10 @@ def test_sigkill_mid_run_then_resume_gives_the_uninterrupted_table(tmp_path, mir
     partial = con.execute("select count(*) from results").fetchone()[0]
     con.close()
     assert 4 <= partial < 20
+    # A partial store renders: cells with missing folds are marked †.
+    r = subprocess.run(_mcboost("report", str(cfg)), cwd=kill_dir, env=env, check=True,
+                       capture_output=True, text=True)
+    assert "†" in r.stdout and "partial" in r.stdout
 
     subprocess.run(_mcboost("run", str(cfg), "--jobs", "2", "-q"), cwd=kill_dir, env=env,
                    check=True, capture_output=True)

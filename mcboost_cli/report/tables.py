@@ -121,11 +121,11 @@ def _footnote(summary) -> str:
             for r in partial.itertuples()))
     nofit = summary[summary["n_no_fit"] > 0]
     if not nofit.empty:
-        notes.append("no fit / ‡: no weak learner was accepted (e.g. AdaBoost.M1's first tree "
-                     "had weighted error >= 1/2), so there is no classifier to score; ‡ = mean "
-                     "over the folds that fitted: " + "; ".join(
-                         f"{r.dataset}/{r.algorithm}@{r.noise_rate:g}: {r.n_no_fit} of {r.n}"
-                         for r in nofit.itertuples()))
+        notes.append("no fit: no weak learner was accepted (e.g. AdaBoost.M1 stops when its "
+                     "first tree's weighted error is already >= 1/2), so there is no classifier "
+                     "to score; ‡: the mean is over the folds that fitted. Folds without a fit: "
+                     + "; ".join(f"{r.dataset}/{r.algorithm} at noise {r.noise_rate:g}: "
+                                 f"{r.n_no_fit} of {r.n}" for r in nofit.itertuples()))
     return "\n".join(notes)
 
 
