@@ -35,21 +35,20 @@ reports, it never fails on a target: the exit status is 0 unless the data is mis
 
 from __future__ import annotations
 
+import argparse
+import gc
 import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
 
 # Single-threaded comparison: pin thread pools before numpy / scikit-learn / LightGBM load.
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
-
-import argparse  # noqa: E402
-import gc  # noqa: E402
-import statistics  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-import warnings  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -106,7 +105,8 @@ def _kernels():
     found = []
     for mod in (histogram_tree, forest, adaboost):
         for obj in vars(mod).values():
-            if isinstance(obj, Dispatcher) and getattr(obj.py_func, "__module__", "") == mod.__name__:
+            owner = getattr(obj.py_func, "__module__", "") if isinstance(obj, Dispatcher) else ""
+            if owner == mod.__name__:
                 found.append(obj)
     return found
 
@@ -147,7 +147,7 @@ def _cold_jit_seconds():
         env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
         proc = subprocess.run([sys.executable, "-m", "benchmarks.bench_samme", "--jit-probe"],
                               cwd=REPO_ROOT, env=env, capture_output=True, text=True,
-                              timeout=600)
+                              timeout=600, check=False)
     for line in proc.stdout.splitlines():
         if line.startswith("jit_probe_seconds="):
             return float(line.split("=", 1)[1])
@@ -201,7 +201,7 @@ def bench_jit(cold):
 
 def bench_ours(X, y, rounds, repeats, stat):
     from mcboost_cli.algorithms.adaboost import SAMME
-    from mcboost_cli.learners.binning import Binned, BinMapper
+    from mcboost_cli.learners.binning import BinMapper, Binned
 
     print(f"[2] ours: SAMME(n_rounds={rounds}, max_depth={DEPTH}), {repeats} repeat(s)")
 
@@ -264,7 +264,8 @@ def bench_sklearn(X, y, n_estimators, repeats, stat, ours_model):
           f"[fit {_pick(times, stat):.3f} s / {n_est} rounds]")
     k = min(n_est, ours_model.n_rounds_)
     sk_err = 1.0 - model.score(X, y) if k == n_est else float("nan")
-    print(f"    sanity: training error after {k} rounds: ours {ours_model.train_errors_[k - 1]:.4f}, "
+    ours_err = ours_model.train_errors_[k - 1]
+    print(f"    sanity: training error after {k} rounds: ours {ours_err:.4f}, "
           f"scikit-learn {sk_err:.4f}")
     return {"round": _pick(per_round, stat)}
 

@@ -68,6 +68,8 @@ def test_fast_tree_equals_naive_twin(criterion):
         np.testing.assert_array_equal(ws.feature[:m], ref["feature"])
         np.testing.assert_array_equal(ws.left[:m], ref["left"])
         np.testing.assert_array_equal(ws.right[:m], ref["right"])
+        internal = ref["left"] >= 0           # tree walks rely on right == left + 1
+        np.testing.assert_array_equal(ws.right[:m][internal], ws.left[:m][internal] + 1)
         internal = ref["left"] >= 0
         np.testing.assert_array_equal(ws.threshold[:m][internal], ref["threshold"][internal])
         np.testing.assert_allclose(ws.node_sum[:m], ref["node_sum"], rtol=1e-9, atol=1e-12)
@@ -83,7 +85,7 @@ def test_tree_partition_matches_apply():
     ws = TreeWorkspace(n, F, int(n_bins.max()), K, 4)
     m = grow_tree(ws, X_binned, y, n_bins, CRITERION_GINI, weight=rng.random(n))
     leaf = np.empty(n, np.int32)
-    apply_tree(X_binned, ws.feature, ws.threshold, ws.left, ws.right, 0, leaf)
+    apply_tree(X_binned, ws.feature, ws.threshold, ws.left, 0, leaf)
     for nd in range(m):
         if ws.left[nd] < 0:
             members = np.sort(ws.sample_index[ws.node_start[nd]:ws.node_end[nd]])
@@ -135,7 +137,7 @@ def test_forest_round_updates_match_dense_recomputation():
             alpha = float(rng.normal())      # negative alphas exercise the full argmax path
             forest.append(ws, m, leaf_label=labels, leaf_value=values, alpha=alpha)
             n_err = forest.add_round(t, X_binned, y, scores, pred)
-            apply_tree(X_binned, ws.feature, ws.threshold, ws.left, ws.right, 0, leaf)
+            apply_tree(X_binned, ws.feature, ws.threshold, ws.left, 0, leaf)
             if vote == LABEL_VOTE:
                 ref[np.arange(n), labels[leaf]] += alpha
             else:

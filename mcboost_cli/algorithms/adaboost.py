@@ -31,7 +31,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .._dtypes import WEIGHT_DTYPE
+from .._dtypes import WEIGHT_DTYPE, Y_DTYPE
 from ..learners.forest import LABEL_VOTE, Forest
 from ..learners.histogram_tree import CRITERION_GINI, TreeWorkspace, grow_tree
 from .base import BaseBoosting, RoundOutcome
@@ -41,7 +41,7 @@ from .registry import register
 
 @njit(cache=True, nogil=True)
 def _leaf_labels_and_error(left, node_sum, n_nodes, node_start, node_end, sample_index, y, w,
-                           leaf_label, miss):
+                           leaf_label, miss, vote):
     """Leaf label = heaviest class (first on ties); per-sample miss flags; weighted error.
 
     IN: the workspace's tree (its partition ``sample_index`` groups each leaf's samples in
@@ -59,6 +59,7 @@ def _leaf_labels_and_error(left, node_sum, n_nodes, node_start, node_end, sample
         leaf_label[nd] = best
         for p in range(node_start[nd], node_end[nd]):
             i = sample_index[p]
+            vote[i] = best
             m = y[i] != best
             miss[i] = m
             total += w[i]
@@ -95,19 +96,25 @@ class _LabelTreeBoosting(BaseBoosting):
         self._n_bins = n_bins
         self._w = np.full(n, 1.0 / n, WEIGHT_DTYPE)                     # D_1(i) = 1/n
         self._miss = np.zeros(n, np.bool_)
+        self._vote = np.zeros(n, Y_DTYPE)       # this round's label of each training sample
         self._ws = TreeWorkspace(n, n_features, hist_width, K, int(self.max_depth))
         self._leaf_label = np.zeros(self._ws.max_nodes, np.int32)
         self.forest_ = Forest(LABEL_VOTE, K, node_capacity=self._ws.max_nodes * 64)
         self._alpha_sum = 0.0
 
     def _free_state(self):
-        del self._w, self._miss, self._ws, self._leaf_label
+        del self._w, self._miss, self._vote, self._ws, self._leaf_label
+
+    def _add_train_round(self, t, X_binned, y, scores, pred):
+        # _leaf_labels_and_error of this round filled _vote from the grower's partition.
+        return self.forest_.add_round_votes(t, self._vote, y, scores, pred)
 
     def _boost(self, t, X_binned, y):
         ws = self._ws
         m = grow_tree(ws, X_binned, y, self._n_bins, CRITERION_GINI, weight=self._w)
         err = _leaf_labels_and_error(ws.left, ws.node_sum, m, ws.node_start, ws.node_end,
-                                     ws.sample_index, y, self._w, self._leaf_label, self._miss)
+                                     ws.sample_index, y, self._w, self._leaf_label, self._miss,
+                                     self._vote)
         if err >= self._max_error():
             self.stop_reason_ = f"weighted error {err:.6g} >= {self._max_error():.6g}"
             return RoundOutcome.DISCARD_STOP

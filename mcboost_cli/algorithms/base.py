@@ -133,7 +133,10 @@ class BaseBoosting:
                 self.forest_.truncate(t)
                 break
             for s, (Xs, ys) in enumerate(sets):
-                n_err = self.forest_.add_round(t, Xs, ys, scores[s], preds[s])
+                if s == 0:
+                    n_err = self._add_train_round(t, Xs, ys, scores[0], preds[0])
+                else:
+                    n_err = self.forest_.add_round(t, Xs, ys, scores[s], preds[s])
                 errors[s, t] = n_err / max(Xs.shape[0], 1)
             kept = t + 1
             if outcome is RoundOutcome.STOP_AFTER:
@@ -152,6 +155,11 @@ class BaseBoosting:
 
     def _boost(self, t, X_binned, y) -> RoundOutcome:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _add_train_round(self, t, X_binned, y, scores, pred) -> int:
+        """Add round t to the training set's scores; subclasses that know each training
+        sample's leaf from the grower's partition override this to skip the traversal."""
+        return self.forest_.add_round(t, X_binned, y, scores, pred)
 
     def _free_state(self):
         """Drop per-fit buffers after fitting (weights, workspace)."""

@@ -20,59 +20,67 @@ import numpy as np
 from numba import njit
 
 from .._dtypes import SCORE_DTYPE
+from .histogram_tree import leaf_of
 
 LABEL_VOTE = 0
 VECTOR_VOTE = 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _vote_for(i, c, alpha, scores, pred):
+    """F(x_i, c) += alpha and keep pred[i] the first argmax of row i."""
+    scores[i, c] += alpha
+    p = pred[i]
+    if alpha >= 0.0:
+        # Only column c grew: the argmax is the old one or c (lowest index on ties).
+        if c != p and (scores[i, c] > scores[i, p] or (scores[i, c] == scores[i, p] and c < p)):
+            pred[i] = c
+    else:
+        best = 0
+        for k in range(1, scores.shape[1]):
+            if scores[i, k] > scores[i, best]:
+                best = k
+        pred[i] = best
+
+
 @njit(cache=True, nogil=True)
-def _add_label_round(X_binned, feature, threshold, left, right, offset, leaf_label, alpha, y,
-                     scores, pred):
+def _add_label_round(X_binned, feature, threshold, left, offset, leaf_label, alpha, y, scores,
+                     pred):
     """F(x, c_leaf) += alpha for every sample; keeps pred = first argmax; returns #errors.
 
     IN: the forest's node arrays, the round's root ``offset``, its ``alpha``; y (n,) int32
     (labels < 0 never match). IN/OUT: scores (n, K), pred (n,) int32.
     """
     n_errors = 0
-    n_classes = scores.shape[1]
     for i in range(X_binned.shape[0]):
-        node = 0
-        while left[offset + node] >= 0:
-            if X_binned[i, feature[offset + node]] <= threshold[offset + node]:
-                node = left[offset + node]
-            else:
-                node = right[offset + node]
-        c = leaf_label[offset + node]
-        scores[i, c] += alpha
-        p = pred[i]
-        if alpha >= 0.0:
-            # Only column c grew: the argmax is the old one or c (lowest index on ties).
-            if c != p and (scores[i, c] > scores[i, p] or (scores[i, c] == scores[i, p] and c < p)):
-                pred[i] = c
-        else:
-            best = 0
-            for k in range(1, n_classes):
-                if scores[i, k] > scores[i, best]:
-                    best = k
-            pred[i] = best
+        node = leaf_of(X_binned, i, feature, threshold, left, offset)
+        _vote_for(i, leaf_label[offset + node], alpha, scores, pred)
         if pred[i] != y[i]:
             n_errors += 1
     return n_errors
 
 
 @njit(cache=True, nogil=True)
-def _add_vector_round(X_binned, feature, threshold, left, right, offset, leaf_value, y, scores,
-                      pred):
+def _add_label_votes(vote, alpha, y, scores, pred):
+    """As _add_label_round, with each sample's label of the round given (no tree walk).
+
+    IN: vote (n,) int32 = the round's label for each sample. IN/OUT: scores, pred.
+    """
+    n_errors = 0
+    for i in range(vote.shape[0]):
+        _vote_for(i, vote[i], alpha, scores, pred)
+        if pred[i] != y[i]:
+            n_errors += 1
+    return n_errors
+
+
+@njit(cache=True, nogil=True)
+def _add_vector_round(X_binned, feature, threshold, left, offset, leaf_value, y, scores, pred):
     """F(x, .) += v_leaf for every sample; pred = first argmax; returns #errors."""
     n_errors = 0
     n_classes = scores.shape[1]
     for i in range(X_binned.shape[0]):
-        node = 0
-        while left[offset + node] >= 0:
-            if X_binned[i, feature[offset + node]] <= threshold[offset + node]:
-                node = left[offset + node]
-            else:
-                node = right[offset + node]
+        node = leaf_of(X_binned, i, feature, threshold, left, offset)
         best = 0
         for k in range(n_classes):
             scores[i, k] += leaf_value[offset + node, k]
@@ -102,7 +110,6 @@ class Forest:
         self.feature = np.full(cap, -1, np.int32)
         self.threshold = np.zeros(cap, np.int32)
         self.left = np.full(cap, -1, np.int32)
-        self.right = np.full(cap, -1, np.int32)
         self.leaf_label = np.zeros(cap, np.int32)
         self.leaf_value = np.zeros((cap if vote == VECTOR_VOTE else 1, n_classes), SCORE_DTYPE)
         self.tree_offset = []
@@ -128,7 +135,6 @@ class Forest:
         self.feature = grow(self.feature, -1)
         self.threshold = grow(self.threshold, 0)
         self.left = grow(self.left, -1)
-        self.right = grow(self.right, -1)
         self.leaf_label = grow(self.leaf_label, 0)
         if self.vote == VECTOR_VOTE:
             self.leaf_value = grow(self.leaf_value, 0.0)
@@ -144,7 +150,6 @@ class Forest:
         self.feature[o:o + n_nodes] = ws.feature[:n_nodes]
         self.threshold[o:o + n_nodes] = ws.threshold[:n_nodes]
         self.left[o:o + n_nodes] = ws.left[:n_nodes]
-        self.right[o:o + n_nodes] = ws.right[:n_nodes]
         if self.vote == LABEL_VOTE:
             self.leaf_label[o:o + n_nodes] = leaf_label[:n_nodes]
         else:
@@ -161,11 +166,14 @@ class Forest:
         """Add round t's votes to ``scores`` (n, K) and ``pred``; returns the error count."""
         o = self.tree_offset[t]
         if self.vote == LABEL_VOTE:
-            return _add_label_round(X_binned, self.feature, self.threshold, self.left,
-                                    self.right, o, self.leaf_label, self.alpha[t], y, scores,
-                                    pred)
-        return _add_vector_round(X_binned, self.feature, self.threshold, self.left, self.right,
-                                 o, self.leaf_value, y, scores, pred)
+            return _add_label_round(X_binned, self.feature, self.threshold, self.left, o,
+                                    self.leaf_label, self.alpha[t], y, scores, pred)
+        return _add_vector_round(X_binned, self.feature, self.threshold, self.left, o,
+                                 self.leaf_value, y, scores, pred)
+
+    def add_round_votes(self, t: int, vote, y, scores, pred) -> int:
+        """``add_round`` for a set whose per-sample labels of round t are known (LABEL_VOTE)."""
+        return _add_label_votes(vote, self.alpha[t], y, scores, pred)
 
     def truncate(self, n_trees: int):
         """Keep the first n_trees rounds (used when the last round is discarded)."""

@@ -76,6 +76,7 @@ class TreeWorkspace:
         self.hist = np.zeros((n_slots, n_features, n_bins, n_channels_), dtype=HIST_DTYPE)
         self.count = np.zeros((n_slots, n_features, n_bins), dtype=np.int64)
         self.sample_index = np.empty(n_samples, dtype=INDEX_DTYPE)
+        self.partition_buf = np.empty(n_samples, dtype=INDEX_DTYPE)
         self.feature = np.full(max_nodes, -1, dtype=np.int32)
         self.threshold = np.zeros(max_nodes, dtype=np.int32)
         self.left = np.full(max_nodes, -1, dtype=np.int32)
@@ -211,30 +212,33 @@ def _find_best_split(hist, count, n_bins, node_sum, node_count, criterion, min_s
 
 
 @njit(cache=True, nogil=True)
-def _partition(X_binned, sample_index, start, end, feature, threshold):
-    """Reorder sample_index[start:end] so that samples going left come first; returns mid."""
-    i = start
-    j = end - 1
-    while True:
-        while i <= j and X_binned[sample_index[i], feature] <= threshold:
-            i += 1
-        while i <= j and X_binned[sample_index[j], feature] > threshold:
-            j -= 1
-        if i >= j:
-            break
-        tmp = sample_index[i]
-        sample_index[i] = sample_index[j]
-        sample_index[j] = tmp
-        i += 1
-        j -= 1
-    return i
+def _partition(X_binned, sample_index, start, end, feature, threshold, buf):
+    """Stable partition of sample_index[start:end] (left first); returns mid.
+
+    Branch-free: every sample is written to both the left write position (in place; it never
+    passes the read position) and the right buffer, and only one cursor advances. Stability
+    keeps each node's samples in increasing row order, so the histogram passes over a child
+    read X_binned forwards.
+    """
+    nl = start
+    nr = 0
+    for p in range(start, end):
+        i = sample_index[p]
+        r = np.int64(X_binned[i, feature] > threshold)
+        sample_index[nl] = i
+        buf[nr] = i
+        nl += 1 - r
+        nr += r
+    for q in range(nr):
+        sample_index[nl + q] = buf[q]
+    return nl
 
 
 @njit(cache=True, nogil=True)
 def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
                min_samples_leaf, hist, count, sample_index, feature, threshold, left, right,
                node_sum, node_count, node_start, node_end, node_depth, node_slot, stack,
-               free_slots, scratch, n_nodes_out):
+               free_slots, scratch, n_nodes_out, partition_buf):
     n_samples = X_binned.shape[0]
     n_ch = hist.shape[3]
     n_slots = hist.shape[0]
@@ -301,7 +305,7 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
 
         start = node_start[nd]
         end = node_end[nd]
-        mid = _partition(X_binned, sample_index, start, end, bf, bt)
+        mid = _partition(X_binned, sample_index, start, end, bf, bt, partition_buf)
         feature[nd] = bf
         threshold[nd] = bt
         lc = n_nodes
@@ -309,6 +313,7 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
         n_nodes += 2
         left[nd] = lc
         right[nd] = rc
+        # Children are numbered consecutively (rc = lc + 1): tree walks rely on it.
         for ch in (lc, rc):
             feature[ch] = -1
             left[ch] = -1
@@ -374,7 +379,8 @@ def grow_tree(ws: TreeWorkspace, X_binned, y, n_bins, criterion, *, weight=None,
     _grow_tree(X_binned, y, dummy_w, dummy_m, n_bins, criterion, ws.max_depth, min_samples_leaf,
                ws.hist, ws.count, ws.sample_index, ws.feature, ws.threshold, ws.left, ws.right,
                ws.node_sum, ws.node_count, ws.node_start, ws.node_end, ws.node_depth,
-               ws.node_slot, ws.stack, ws.free_slots, ws.scratch, ws.n_nodes)
+               ws.node_slot, ws.stack, ws.free_slots, ws.scratch, ws.n_nodes,
+               ws.partition_buf)
     return int(ws.n_nodes[0])
 
 
@@ -382,17 +388,25 @@ _DUMMY_1D = np.zeros(1, dtype=HIST_DTYPE)
 _DUMMY_2D = np.zeros((1, 1), dtype=HIST_DTYPE)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def leaf_of(X_binned, i, feature, threshold, left, offset):
+    """Leaf (node index relative to ``offset``) reached by sample i.
+
+    The grower numbers a node's children consecutively (right == left + 1), so the walk is
+    branch-free: go to ``left + (bin > threshold)``.
+    """
+    node = 0
+    while left[offset + node] >= 0:
+        j = offset + node
+        node = left[j] + (X_binned[i, feature[j]] > threshold[j])
+    return node
+
+
 @njit(cache=True, nogil=True)
-def apply_tree(X_binned, feature, threshold, left, right, offset, out_leaf):
+def apply_tree(X_binned, feature, threshold, left, offset, out_leaf):
     """Leaf (node index relative to ``offset``) reached by each sample.
 
     IN: node arrays of a forest, the tree's root at ``offset``. OUT: out_leaf (n,) int32.
     """
     for i in range(X_binned.shape[0]):
-        node = 0
-        while left[offset + node] >= 0:
-            if X_binned[i, feature[offset + node]] <= threshold[offset + node]:
-                node = left[offset + node]
-            else:
-                node = right[offset + node]
-        out_leaf[i] = node
+        out_leaf[i] = leaf_of(X_binned, i, feature, threshold, left, offset)
