@@ -23,9 +23,19 @@ def register(cls):
     return cls
 
 
+_INFRASTRUCTURE = {"base", "params", "registry"}
+
+
 def _load_all():
-    # Importing the modules registers their classes.
-    from . import adaboost, adaboost_mh  # noqa: F401
+    """Import every module of this package: importing a module registers its classes, so a
+    new algorithm module needs no edit here."""
+    import importlib
+    import pkgutil
+
+    from .. import algorithms
+    for mod in pkgutil.iter_modules(algorithms.__path__):
+        if mod.name not in _INFRASTRUCTURE and not mod.name.startswith("_"):
+            importlib.import_module(f"{algorithms.__name__}.{mod.name}")
 
 
 def all_algorithms() -> dict[str, type]:
