@@ -15,6 +15,7 @@ Subclasses implement ``_init_state(X_binned, y, n_bins)`` and ``_boost(t, X_binn
 from __future__ import annotations
 
 import inspect
+from abc import ABC, abstractmethod
 from enum import Enum
 
 import numpy as np
@@ -31,7 +32,7 @@ class RoundOutcome(Enum):
     DISCARD_STOP = "discard_stop"  # round rejected (e.g. weighted error >= 1/2), stop
 
 
-class BaseBoosting:
+class BaseBoosting(ABC):
     """Template for multi-class boosters over binned features.
 
     Class attributes (the registry reads them): ``name``, ``family``, ``reference``,
@@ -150,11 +151,13 @@ class BaseBoosting:
         return self
 
     # -- hooks -----------------------------------------------------------------------------------
-    def _init_state(self, X_binned, y, n_bins, hist_width):  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _init_state(self, X_binned, y, n_bins, hist_width):
+        """Allocate the fit's state once: weights, a TreeWorkspace, ``self.forest_``."""
 
-    def _boost(self, t, X_binned, y) -> RoundOutcome:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _boost(self, t, X_binned, y) -> RoundOutcome:
+        """Round t: grow one weak learner, append it to ``self.forest_``, update weights."""
 
     def _add_train_round(self, t, X_binned, y, scores, pred) -> int:
         """Add round t to the training set's scores; subclasses that know each training
