@@ -116,8 +116,8 @@ def _footnote(summary) -> str:
     notes = []
     partial = summary[(summary["n"] > 0) & (~summary["complete"])]
     if not partial.empty:
-        notes.append("† partial: " + "; ".join(
-            f"{r.dataset}/{r.algorithm}@{r.noise_rate:g}: {r.n} of {r.n_planned}"
+        notes.append("† partial (folds done of planned, or a grid not fully run): " + "; ".join(
+            f"{r.dataset}/{r.algorithm} at noise {r.noise_rate:g}: {r.n} of {r.n_planned}"
             for r in partial.itertuples()))
     nofit = summary[summary["n_no_fit"] > 0]
     if not nofit.empty:

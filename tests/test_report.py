@@ -1,0 +1,71 @@
+"""Model selection on validation and the paper-style tables, on a hand-made store frame."""
+
+import numpy as np
+import pandas as pd
+
+from mcboost_cli.report.tables import render_terminal, select, summarize
+from mcboost_cli.runner.config import validate_config
+from mcboost_cli.runner.plan import expand
+
+CONFIG = {
+    "experiment": "t",
+    "datasets": ["car"],
+    "folds": [0, 1, 2],
+    "noise_rates": [0.0],
+    "algorithms": [
+        {"algorithm": "samme", "label": "S", "grid": {"max_depth": [1, 2, 3]}},
+        {"algorithm": "adaboost_m1", "label": "M1"},
+    ],
+}
+
+
+def _setup(valid, test):
+    """valid/test: dict (fold, entry, grid) -> error."""
+    cfg = validate_config(CONFIG, "t.yaml", known_datasets=["car"])
+    planned = expand(cfg)
+    rows = []
+    for pc in planned:
+        k = (pc.cell.fold, pc.entry_index, pc.grid_index)
+        if k in valid:
+            rows.append({"key": pc.cell.key, "status": "done", "valid_error": valid[k],
+                         "test_error": test[k], "train_error": 0.0, "selected_round": 5})
+    return cfg, planned, pd.DataFrame(rows)
+
+
+def test_selection_uses_validation_only_and_first_grid_point_on_ties():
+    valid, test = {}, {}
+    for fold in range(3):
+        # Grid point 1 has the lowest validation error but the worst test error.
+        for g, (v, t) in enumerate([(0.30, 0.01), (0.10, 0.50), (0.10, 0.02)]):
+            valid[(fold, 0, g)], test[(fold, 0, g)] = v, t
+        valid[(fold, 1, 0)], test[(fold, 1, 0)] = 0.2, 0.1 + fold / 100
+    cfg, planned, results = _setup(valid, test)
+    sel = select(planned, results)
+    s = sel[sel["entry_index"] == 0]
+    assert (s["grid_index"] == 1).all()              # min validation; tie 1 vs 2 -> first
+    assert np.allclose(s["test_error"], 0.50)
+    summary = summarize(cfg, planned, results)
+    m1 = summary[summary["algorithm"] == "M1"].iloc[0]
+    assert m1["mean"] == np.mean([10, 11, 12]) and np.isclose(m1["std"], 1.0)   # ddof = 1
+    assert m1["complete"] and m1["n"] == 3
+
+
+def test_partial_store_is_marked_and_missing_cells_dashed():
+    valid = {(0, 0, 0): 0.1, (0, 0, 1): 0.2, (0, 0, 2): 0.3, (1, 0, 0): 0.1}
+    test = dict.fromkeys(valid, 0.05)
+    cfg, planned, results = _setup(valid, test)
+    summary = summarize(cfg, planned, results)
+    s = summary[summary["algorithm"] == "S"].iloc[0]
+    assert s["n"] == 2 and not s["complete"]
+    text = render_terminal(cfg, summary)
+    assert "5.00 (0.00)†" in text and "–" in text and "car/S at noise 0: 2 of 3" in text
+
+
+def test_no_fit_cells_are_reported_not_averaged():
+    valid = {(f, 1, 0): np.nan for f in range(3)}
+    test = dict.fromkeys(valid, np.nan)
+    cfg, planned, results = _setup(valid, test)
+    summary = summarize(cfg, planned, results)
+    m1 = summary[summary["algorithm"] == "M1"].iloc[0]
+    assert m1["n_no_fit"] == 3 and np.isnan(m1["mean"])
+    assert "no fit" in render_terminal(cfg, summary)
