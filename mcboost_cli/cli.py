@@ -251,35 +251,174 @@ def algorithms():
 
 @main.group()
 def datasets():
-    """Dataset catalog and cache."""
+    """Dataset catalog, cache and downloads.
+
+    \b
+    The cache is $MCBOOST_DATA (default ~/.cache/mcboost); mirrors come from --mirror or
+    $MCBOOST_MIRROR (http(s) base URLs or folders laid out like the UCI archive).
+    """
+
+
+_OFFLINE_LEGEND = ("offline: cache = in the cache; mirror = in a local-folder mirror; "
+                   "generator = exact generator (or generated entry); generator~ = "
+                   "in-distribution generator only (--source generator); no = download only")
+
+
+def _split_text(d: dict) -> str:
+    return "-" if d["split_sizes"] is None else f"{d['split_sizes'][0]}/{d['split_sizes'][1]}"
 
 
 @datasets.command("list")
-def datasets_list():
-    """List the catalog: name, rows, features, classes, split, cached or not."""
+@click.option("--mirror", default=None, metavar="URL|DIR",
+              help="Mirror(s) to check for the offline column (default $MCBOOST_MIRROR).")
+def datasets_list(mirror):
+    """List the catalog: shape, split, papers, cached, available offline."""
     from tabulate import tabulate
 
     from .datasets import list_datasets
-    rows = [[d["name"], d["rows"], d["features"], d["classes"], d["split"],
-             "yes" if d["cached"] else "no", d["title"]] for d in list_datasets()]
-    click.echo(tabulate(rows, headers=["name", "rows", "features", "classes", "split",
-                                       "cached", "title"], tablefmt="simple"))
+    items = list_datasets(mirror=mirror)
+    rows = [[d["name"], d["rows"], d["features"], d["classes"], _split_text(d),
+             ", ".join(d["papers"]), "-" if d["source"] == "generator" else
+             ("yes" if d["cached"] else "no"), d["offline"]] for d in items]
+    click.echo(tabulate(rows, headers=["name", "rows", "features", "classes", "split (train/test)",
+                                       "papers", "cached", "offline"], tablefmt="simple",
+                        disable_numparse=True))
+    click.echo(f"\n{len(items)} datasets; {_OFFLINE_LEGEND}")
 
 
 @datasets.command("fetch")
 @click.argument("names", nargs=-1)
 @click.option("--all", "fetch_all", is_flag=True, help="Fetch every dataset of the catalog.")
-@click.option("--mirror", default=None, metavar="URL|DIR", help="Dataset mirror.")
-def datasets_fetch(names, fetch_all, mirror):
-    """Download and verify datasets into the cache."""
-    from .datasets import fetch, list_datasets
+@click.option("--mirror", default=None, metavar="URL|DIR",
+              help="Dataset mirror(s), tried in order (default $MCBOOST_MIRROR, else the "
+                   "official sites).")
+@click.option("--offline", is_flag=True,
+              help="Never use the network: copy only from local-folder mirrors.")
+@click.option("--verify", "reverify", is_flag=True,
+              help="Re-hash files already cached; fetch a bad one again.")
+def datasets_fetch(names, fetch_all, mirror, offline, reverify):
+    """Download, verify and cache datasets (NAME... or --all)."""
+    from .datasets import fetch, get_spec, list_datasets
     if fetch_all:
-        names = [d["name"] for d in list_datasets()]
+        names = [d["name"] for d in list_datasets(mirror=mirror)]
     if not names:
         raise UserError("datasets fetch: name at least one dataset, or give --all")
-    for name in names:
-        paths = fetch(name, mirror=mirror)
-        click.echo(f"{name}: {', '.join(str(p) for p in paths)}")
+    specs = [get_spec(n) for n in names]        # unknown names fail before any download
+    failed = []
+    for spec in specs:
+        if spec.source == "generator":
+            click.echo(f"{spec.name}: generated on demand ({spec.generator.describe()}); "
+                       f"nothing to download")
+            continue
+        try:
+            paths = fetch(spec.name, mirror=mirror, offline=offline, verify=reverify)
+        except UserError as exc:
+            failed.append(spec.name)
+            click.echo(f"{spec.name}: FAILED: {exc}", err=True)
+            continue
+        click.echo(f"{spec.name}: {', '.join(str(p) for p in paths)}")
+    if failed:
+        raise UserError(f"datasets fetch: {len(failed)} of {len(specs)} datasets could not be "
+                        f"fetched: {', '.join(failed)}")
+
+
+@datasets.command("verify")
+@click.argument("names", nargs=-1)
+def datasets_verify(names):
+    """Re-check every cached file against its checksum (exit 1 if any is bad)."""
+    from .datasets import data_home, verify_cache
+    results = verify_cache(names or None)
+    if not results:
+        click.echo(f"nothing cached in {data_home() / 'uci'}")
+        return
+    bad = 0
+    for name, f, r in results:
+        if r.status == "ok":
+            click.echo(f"ok         {f.path}  ({r.origin} {r.algorithm} {r.expected[:12]}...)")
+        elif r.status == "bad":
+            bad += 1
+            click.echo(f"BAD        {f.path}  {r.algorithm} {r.actual}, expected {r.expected} "
+                       f"({r.origin}); run `mcboost datasets fetch {name} --verify`")
+        else:
+            click.echo(f"unchecked  {f.path}  (no published or recorded checksum)")
+    click.echo(f"{len(results)} cached files, {bad} bad")
+    if bad:
+        sys.exit(1)
+
+
+@datasets.command("info")
+@click.argument("name")
+@click.option("--mirror", default=None, metavar="URL|DIR",
+              help="Mirror(s) (default $MCBOOST_MIRROR); only local folders are read.")
+@click.option("--source", type=click.Choice(["auto", "files", "generator"]), default="auto",
+              show_default=True, help="Which source to count classes from.")
+def datasets_info(name, mirror, source):
+    """Describe a dataset: files, URLs, checksums, shape, features, class counts, credits."""
+    import numpy as np
+
+    from .datasets import availability, download, get_spec, load_dataset
+    spec = get_spec(name)
+    out = [f"{spec.name}: {spec.title}"]
+
+    def field(key, value):
+        out.append(f"  {key + ':':<12}{value}")
+
+    split = ("none" if spec.split_sizes is None
+             else f"predefined, {spec.split_sizes[0]} train / {spec.split_sizes[1]} test")
+    field("shape", f"{spec.rows} rows, {spec.n_features} features, {spec.n_classes} classes; "
+                   f"split: {split}")
+    field("papers", ", ".join(spec.papers) or "-")
+    field("offline", availability(spec.name, mirror=mirror))
+    if spec.source == "files":
+        repo = spec.repository
+        field("source", f"files from {repo.label} ({', '.join(repo.urls)}); mirror folder "
+                        f"{repo.prefix or '<root>'}")
+        for f in spec.files:
+            recorded = download.recorded_sha256(f.path)
+            digest = (f"{f.digest[0]} {f.digest[1]}" if f.digest
+                      else f"sha256 {recorded} (recorded at first download)" if recorded
+                      else "no published checksum")
+            state = "cached" if download.is_cached(f.path) else "not cached"
+            role = f", {f.split}" if f.split else ""
+            field("file", f"{f.path}: {f.rows} rows{role}; {digest}; {state}")
+            urls = [u for alt in f.alternatives
+                    for u in ([alt.path] if alt.is_url else repo.official_urls(alt.path))]
+            members = {alt.path: alt.member for alt in f.alternatives if alt.member}
+            field("  from", "; ".join(u + (f" (member {members[u]})" if u in members else "")
+                                      for u in urls))
+    elif spec.source == "derived":
+        args = ", ".join(f"{k}={v!r}" for k, v in spec.derived.params)
+        field("source", f"derived from {spec.derived.base} by {spec.derived.rule}({args})")
+    if spec.generator is not None:
+        label = "generator" if spec.source == "generator" else "alt source"
+        field(label, spec.generator.describe())
+    field("licence", spec.license)
+    field("citation", spec.citation)
+    if spec.notes:
+        field("notes", spec.notes)
+    try:
+        ds = load_dataset(spec.name, mirror=mirror, offline=True, source=source)
+    except UserError as exc:
+        field("features", ", ".join(f.name + (" (categorical)" if f.categorical else "")
+                                     for f in spec.features[:40])
+              + (", ..." if len(spec.features) > 40 else "") if spec.features else "-")
+        field("classes", f"{', '.join(spec.classes) or '-'} (counts need the data: {exc})")
+    else:
+        n_cat = int(ds.categorical.sum())
+        shown = [f"{n}{' (categorical)' if c else ''}"
+                 for n, c in zip(ds.feature_names[:40], ds.categorical[:40])]
+        field("features", f"{ds.n_features - n_cat} numeric, {n_cat} categorical: "
+                          + ", ".join(shown) + (", ..." if ds.n_features > 40 else ""))
+        missing = int(np.isnan(ds.X).sum())
+        if missing:
+            field("missing", f"{missing} cells")
+        counts = np.bincount(ds.y, minlength=ds.n_classes)
+        field("classes", ", ".join(f"{c} {k}" for c, k in zip(ds.classes, counts.tolist())))
+        if ds.test_mask is not None:
+            test = np.bincount(ds.y[ds.test_mask], minlength=ds.n_classes)
+            field("test part", ", ".join(f"{c} {k}" for c, k in zip(ds.classes, test.tolist())))
+        field("loaded", ds.source)
+    click.echo("\n".join(out))
 
 
 if __name__ == "__main__":  # pragma: no cover

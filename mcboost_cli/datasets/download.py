@@ -1,63 +1,89 @@
 """Checksummed, atomic download of dataset files into a local cache, with mirrors.
 
-A file is identified by its path relative to the UCI archive base (``nursery/nursery.data``)
-and its sha256. :func:`fetch_file` makes sure ``<data_home>/uci/<path>`` exists with exactly
-those bytes:
+A file is identified by its path below a mirror root (``nursery/nursery.data``,
+``libsvm/binary/splice``, ``mnist/t10k-labels-idx1-ubyte.gz``) and its digest.
+:func:`fetch_file` makes sure ``<data_home>/uci/<path>`` exists with exactly those bytes (the
+cache is laid out like a mirror, so a cache folder can serve as a mirror for another machine):
 
 * a file already in the cache is used as is (``verify=True`` re-hashes it first);
 * otherwise each source is tried in order: the mirrors configured (``mirror`` argument, else
-  ``MCBOOST_MIRROR``), else the official UCI archive. A source is an ``http(s)://`` base URL
-  or a local folder laid out like the archive (copied, not linked);
-* bytes are streamed into a temporary file next to the target while being hashed, and moved
-  into place with ``os.replace`` only when the digest matches. Any failure, including
-  KeyboardInterrupt, removes the temporary file: the cache never holds partial or corrupt
-  files;
+  ``MCBOOST_MIRROR``), else the official base URLs of the file's repository (the UCI archive,
+  the LIBSVM data page, the MNIST page and its alternate), then official alternatives outside
+  the archive layout (e.g. the zip of the current UCI site). A mirror is an ``http(s)://``
+  base URL or a local folder laid out like the UCI archive (copied, not linked);
+* on each source, the file's alternatives are tried in order: the file itself, or a
+  compressed form (``.Z`` unix compress, ``.gz``, or a member of a ``.zip``) that is
+  decompressed into the cache. Zip archives with an absolute or ``..`` member name are
+  rejected whole;
+* bytes are streamed into a temporary file next to the target (decompressed into a second
+  one), hashed, and moved into place with ``os.replace`` only when the digest matches. Any
+  failure, including KeyboardInterrupt, removes the temporary files: the cache never holds
+  partial or corrupt files;
+* the digest is the published sha256 (or md5, which MNIST publishes). A file with no
+  published digest is accepted, and the sha256 of what was received is recorded beside it in
+  ``<file>.sha256`` (and logged once), so later verification checks against that;
 * transient network failures (timeouts, resets, truncated bodies, HTTP 5xx) are retried
   ``RETRIES`` times with exponential backoff from ``BACKOFF`` seconds; a 404 or a refused
-  connection moves on to the next source at once;
+  connection moves on to the next alternative or source at once;
 * ``offline=True`` never opens a network connection (local-folder mirrors are still used).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import gzip
 import hashlib
 import http.client
 import logging
 import os
 import re
+import shutil
 import tempfile
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from pathlib import Path
-from typing import BinaryIO, Iterable, Sequence
+import zipfile
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import BinaryIO
 
 from .. import __version__
-from .catalog import DatasetError
+from .catalog import DatasetError, Repository, SourceSpec
 
 __all__ = [
-    "UCI_BASE",
-    "RETRIES",
     "BACKOFF",
-    "data_home",
-    "mirrors_from",
-    "cache_path",
-    "is_cached",
-    "is_url",
-    "fetch_file",
-    "sha256_file",
     "FETCH_HINT",
     "OFFLINE_HINT",
+    "RETRIES",
+    "UCI_BASE",
+    "CheckResult",
+    "cache_path",
+    "check_cached",
+    "configured_mirrors",
+    "data_home",
+    "fetch_file",
+    "file_digests",
+    "is_cached",
+    "is_url",
+    "locate_locally",
+    "mirrors_from",
+    "recorded_sha256",
+    "sha256_file",
 ]
 
 log = logging.getLogger(__name__)
 
 UCI_BASE = "https://archive.ics.uci.edu/ml/machine-learning-databases/"
+UCI = Repository(name="uci", label="UCI", prefix="", urls=(UCI_BASE,))
 RETRIES = 2            # extra attempts per source after a transient failure
 BACKOFF = 0.5          # seconds before the first retry; doubles for each further retry
 CHUNK = 1 << 16
+MAX_MEMBER_SIZE = 8 << 30   # refuse to extract a zip member claiming more than 8 GiB
+RECORD_SUFFIX = ".sha256"   # <cached file>.sha256: the digest recorded on first download
 USER_AGENT = f"mcboost/{__version__} (dataset downloader; Python urllib)"
 # How to get going again, appended to error messages.
 FETCH_HINT = ("check the network, or set MCBOOST_MIRROR to other URLs or folders laid out like "
@@ -94,7 +120,7 @@ def data_home(path: str | os.PathLike | None = None) -> Path:
 
 
 def cache_path(relpath: str, home: str | os.PathLike | None = None) -> Path:
-    """Where the file ``relpath`` (relative to the UCI archive base) is cached."""
+    """Where the file ``relpath`` (its path below a mirror root) is cached."""
     return data_home(home) / "uci" / relpath
 
 
@@ -107,26 +133,12 @@ def is_url(source: str) -> bool:
     return source.startswith(("http://", "https://"))
 
 
-def mirrors_from(mirror: str | os.PathLike | Sequence[str] | None = None) -> list[str]:
-    """The ordered list of sources to download from.
+def configured_mirrors(mirror: str | os.PathLike | Sequence[str] | None = None
+                       ) -> list[str] | None:
+    """The mirrors the user configured, or None when there are none.
 
-    Parameters
-    ----------
-    mirror : str, PathLike or sequence of str, optional
-        One or several mirrors (a string may hold several separated by whitespace or commas).
-        Each is an ``http(s)://`` base URL, a ``file://`` URL or a local folder laid out like
-        the UCI archive. When None, ``$MCBOOST_MIRROR`` is used the same way.
-
-    Returns
-    -------
-    list of str
-        URLs end with ``/``; folders are absolute paths. When no mirror is configured, the
-        official :data:`UCI_BASE` alone.
-
-    Raises
-    ------
-    DatasetError
-        For an unsupported URL scheme or a local folder that does not exist.
+    Same rules as :func:`mirrors_from`, but without the official fallback, so callers can tell
+    "no mirror: use each repository's official URLs" from an explicit list.
     """
     if mirror is None:
         raw: Iterable[str] = [os.environ.get("MCBOOST_MIRROR", "")]
@@ -136,7 +148,7 @@ def mirrors_from(mirror: str | os.PathLike | Sequence[str] | None = None) -> lis
         raw = [os.fspath(m) for m in mirror]
     items = [part for text in raw for part in re.split(r"[\s,]+", text) if part]
     if not items:
-        return [UCI_BASE]
+        return None
 
     out: list[str] = []
     for item in items:
@@ -158,6 +170,159 @@ def mirrors_from(mirror: str | os.PathLike | Sequence[str] | None = None) -> lis
     return out
 
 
+def mirrors_from(mirror: str | os.PathLike | Sequence[str] | None = None) -> list[str]:
+    """The ordered list of sources to download UCI files from.
+
+    Parameters
+    ----------
+    mirror : str, PathLike or sequence of str, optional
+        One or several mirrors (a string may hold several separated by whitespace or commas).
+        Each is an ``http(s)://`` base URL, a ``file://`` URL or a local folder laid out like
+        the UCI archive. When None, ``$MCBOOST_MIRROR`` is used the same way.
+
+    Returns
+    -------
+    list of str
+        URLs end with ``/``; folders are absolute paths. When no mirror is configured, the
+        official :data:`UCI_BASE` alone (other repositories have their own official URLs, see
+        ``catalog.yaml``).
+
+    Raises
+    ------
+    DatasetError
+        For an unsupported URL scheme or a local folder that does not exist.
+    """
+    return configured_mirrors(mirror) or [UCI_BASE]
+
+
+def locate_locally(relpath: str, sources: Sequence[SourceSpec] = (),
+                   mirror: str | os.PathLike | Sequence[str] | None = None) -> Path | None:
+    """The first local-folder mirror file that can provide ``relpath``, or None.
+
+    Looks for each alternative (``sources``, default the file itself) in each configured
+    folder mirror, without opening anything on the network.
+    """
+    folders = [m for m in configured_mirrors(mirror) or [] if not is_url(m)]
+    alternatives = [s for s in sources or (SourceSpec(relpath),) if not s.is_url]
+    for folder in folders:
+        for alt in alternatives:
+            candidate = Path(_location(folder, alt.path))
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Digests and the record of unknown ones
+
+def sha256_file(path: str | os.PathLike) -> str:
+    """Hex sha256 of a file, read in chunks."""
+    return file_digests(path)["sha256"]
+
+
+def file_digests(path: str | os.PathLike) -> dict[str, str]:
+    """Hex ``sha256`` and ``md5`` of a file, in one pass."""
+    sha, md5 = hashlib.sha256(), hashlib.md5(usedforsecurity=False)
+    with open(path, "rb") as fh:
+        while chunk := fh.read(CHUNK):
+            sha.update(chunk)
+            md5.update(chunk)
+    return {"sha256": sha.hexdigest(), "md5": md5.hexdigest()}
+
+
+@functools.lru_cache(maxsize=1)
+def _file_mode() -> int:
+    """Mode of new cache files: 0666 less the umask (mkstemp alone would give 0600)."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _new_temp(target: Path, suffix: str = "") -> tuple[BinaryIO, str]:
+    """A temporary file next to ``target`` (same file system, so os.replace is atomic)."""
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}{suffix}.",
+                               suffix=".part")
+    with contextlib.suppress(OSError):
+        os.fchmod(fd, _file_mode())
+    return os.fdopen(fd, "wb"), tmp
+
+
+def _record_path(target: Path) -> Path:
+    return target.with_name(target.name + RECORD_SUFFIX)
+
+
+def recorded_sha256(relpath: str, home: str | os.PathLike | None = None) -> str | None:
+    """The sha256 recorded when a file without a published digest was first downloaded."""
+    record = _record_path(cache_path(relpath, home))
+    try:
+        text = record.read_text(encoding="ascii").split()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text[0] if text and re.fullmatch(r"[0-9a-f]{64}", text[0]) else None
+
+
+def _write_record(target: Path, sha256: str) -> None:
+    """Write ``<target>.sha256`` (sha256sum format) atomically."""
+    record = _record_path(target)
+    out, tmp = _new_temp(target, RECORD_SUFFIX)
+    try:
+        with out:
+            out.write(f"{sha256}  {target.name}\n".encode("ascii"))
+        os.replace(tmp, record)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _expected(sha256: str | None, md5: str | None, target: Path,
+              use_record: bool) -> tuple[str, str, str] | None:
+    """(algorithm, expected hex, origin) a file is checked against, or None."""
+    if sha256:
+        return "sha256", sha256, "published"
+    if md5:
+        return "md5", md5, "published"
+    if use_record:
+        record = _record_path(target)
+        if record.is_file():
+            text = record.read_text(encoding="ascii", errors="replace").split()
+            if text:
+                return "sha256", text[0], "recorded"
+    return None
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Outcome of re-checking one cached file (:func:`check_cached`).
+
+    ``status`` is ``"ok"``, ``"bad"`` (digest differs), ``"unchecked"`` (no published or
+    recorded digest) or ``"missing"`` (not in the cache). ``origin`` says where the expected
+    digest comes from: ``"published"`` (the catalog) or ``"recorded"`` (first download).
+    """
+
+    path: Path
+    status: str
+    algorithm: str | None = None
+    expected: str | None = None
+    actual: str | None = None
+    origin: str | None = None
+
+
+def check_cached(relpath: str, sha256: str | None = None, md5: str | None = None,
+                 home: str | os.PathLike | None = None) -> CheckResult:
+    """Re-hash one cached file and compare it with its published or recorded digest."""
+    target = cache_path(relpath, home)
+    if not target.is_file():
+        return CheckResult(target, "missing")
+    want = _expected(sha256, md5, target, use_record=True)
+    if want is None:
+        return CheckResult(target, "unchecked")
+    algorithm, expected, origin = want
+    actual = file_digests(target)[algorithm]
+    return CheckResult(target, "ok" if actual == expected else "bad", algorithm, expected,
+                       actual, origin)
+
+
 # ---------------------------------------------------------------------------------------------
 # Fetching
 
@@ -168,15 +333,6 @@ class _SourceFailed(Exception):
         super().__init__(reason)
         self.reason = reason
         self.transient = transient
-
-
-def sha256_file(path: str | os.PathLike) -> str:
-    """Hex sha256 of a file, read in chunks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _network_failure(exc: BaseException, timeout: float) -> _SourceFailed:
@@ -238,14 +394,81 @@ def _open_source(location: str, timeout: float) -> tuple[BinaryIO, int | None]:
     return response, int(length) if length and length.isdigit() else None
 
 
-def _fetch_once(location: str, target: Path, sha256: str, timeout: float) -> None:
-    """One attempt: stream ``location`` into a temp file, verify, move to ``target``."""
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+def _unsafe_member(name: str) -> bool:
+    """A zip member name that would land outside the extraction folder."""
+    for flavour in (PurePosixPath, PureWindowsPath):
+        p = flavour(name)
+        if p.is_absolute() or p.drive or p.root or ".." in p.parts:
+            return True
+    return False
+
+
+def _unzip_member(archive: str, member: str, out: BinaryIO) -> None:
+    """Copy ``member`` of the zip ``archive`` to ``out``; reject unsafe archives."""
     try:
-        with os.fdopen(fd, "wb") as out:
+        with zipfile.ZipFile(archive) as zf:
+            infos = zf.infolist()
+            unsafe = [i.filename for i in infos if _unsafe_member(i.filename)]
+            if unsafe:
+                raise _SourceFailed(f"zip archive has an unsafe member {unsafe[0]!r} (absolute "
+                                    f"path or '..'); the archive was rejected")
+            found = [i for i in infos if i.filename == member]
+            if not found:   # archives sometimes put everything in a top folder
+                found = [i for i in infos if not i.is_dir()
+                         and PurePosixPath(i.filename).name == PurePosixPath(member).name]
+            if len(found) != 1:
+                raise _SourceFailed(f"zip archive has no member {member!r}")
+            info = found[0]
+            if info.file_size > MAX_MEMBER_SIZE:
+                raise _SourceFailed(f"zip member {member!r} claims {info.file_size} bytes; "
+                                    f"refusing to extract more than {MAX_MEMBER_SIZE}")
+            with zf.open(info) as src:
+                shutil.copyfileobj(src, out, CHUNK)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+        raise _SourceFailed(f"not a valid zip archive ({exc})") from None
+
+
+def _decompress(raw: str, out: BinaryIO, alt: SourceSpec) -> None:
+    """Write the decompressed content of the downloaded file ``raw`` to ``out``."""
+    if alt.compression == "gz":
+        try:
+            with gzip.open(raw, "rb") as src:
+                shutil.copyfileobj(src, out, CHUNK)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise _SourceFailed(f"not a valid gzip file ({exc})") from None
+    elif alt.compression == "Z":
+        try:
+            from unlzw3 import unlzw
+        except ImportError:    # pragma: no cover - a declared dependency
+            raise _SourceFailed("reading .Z files needs the unlzw3 package "
+                                "(pip install unlzw3)") from None
+        try:
+            out.write(unlzw(Path(raw).read_bytes()))
+        except (ValueError, IndexError, TypeError) as exc:
+            raise _SourceFailed(f"not a valid .Z (unix compress) file ({exc})") from None
+    elif alt.compression == "zip":
+        _unzip_member(raw, alt.member or "", out)
+    else:   # pragma: no cover - the catalog validates compressions
+        raise ValueError(f"unknown compression {alt.compression!r}")
+
+
+def _fetch_once(location: str, target: Path, alt: SourceSpec,
+                want: tuple[str, str, str] | None, timeout: float) -> str:
+    """One attempt: stream ``location`` into a temp file, decompress, verify, move to
+    ``target``; return the sha256 of the installed file."""
+    temps: list[str] = []
+
+    def new_temp():
+        out, tmp = _new_temp(target)
+        temps.append(tmp)
+        return out, tmp
+
+    try:
+        out, tmp = new_temp()
+        with out:
             src, expected_size = _open_source(location, timeout)
             with src:
-                digest, size = _stream(src, out, timeout, network=is_url(location))
+                sha256, size = _stream(src, out, timeout, network=is_url(location))
             out.flush()
             os.fsync(out.fileno())
         # http.client returns a short body without complaint when the server closes early,
@@ -253,14 +476,28 @@ def _fetch_once(location: str, target: Path, sha256: str, timeout: float) -> Non
         # checksum problem of the mirror.
         if expected_size is not None and size != expected_size:
             raise _SourceFailed(f"connection closed after {size} of {expected_size} bytes", True)
-        if digest != sha256:
-            raise _SourceFailed(f"sha256 mismatch: expected {sha256}, got {digest}; "
-                                f"the file was discarded")
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+        if alt.compression:
+            out, final = new_temp()
+            with out:
+                _decompress(tmp, out, alt)
+                out.flush()
+                os.fsync(out.fileno())
             os.unlink(tmp)
-        raise
+            tmp = final
+        digests = ({"sha256": sha256} if not alt.compression and (want is None
+                                                                  or want[0] == "sha256")
+                   else file_digests(tmp))
+        if want is not None:
+            algorithm, expected, _ = want
+            if digests[algorithm] != expected:
+                raise _SourceFailed(f"{algorithm} mismatch: expected {expected}, got "
+                                    f"{digests[algorithm]}; the file was discarded")
+        os.replace(tmp, target)
+        return digests["sha256"]
+    finally:
+        for tmp in temps:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
 
 
 def _location(source: str, relpath: str) -> str:
@@ -269,22 +506,46 @@ def _location(source: str, relpath: str) -> str:
     return os.path.join(source, *relpath.split("/"))
 
 
-def fetch_file(relpath: str, sha256: str, *,
+def _attempts(relpath: str, alternatives: Sequence[SourceSpec], repository: Repository,
+              mirrors: list[str] | None, offline: bool) -> list[tuple[str, SourceSpec]]:
+    """(location, alternative) pairs to try, in order."""
+    out: list[tuple[str, SourceSpec]] = []
+    if mirrors is None:
+        if offline:
+            return out
+        for base in repository.urls:
+            for alt in alternatives:
+                if not alt.is_url:
+                    out.append((base + urllib.parse.quote(alt.path[len(repository.prefix):]),
+                                alt))
+        out.extend((alt.path, alt) for alt in alternatives if alt.is_url)
+        return out
+    for base in mirrors:
+        if offline and is_url(base):
+            continue
+        out.extend((_location(base, alt.path), alt) for alt in alternatives if not alt.is_url)
+    return out
+
+
+def fetch_file(relpath: str, sha256: str | None = None, *,
                mirror: str | os.PathLike | Sequence[str] | None = None,
                home: str | os.PathLike | None = None,
                offline: bool = False,
                timeout: float = 30.0,
                verify: bool = False,
                retries: int | None = None,
-               backoff: float | None = None) -> Path:
-    """Make sure one file is in the cache with the right checksum; return its path.
+               backoff: float | None = None,
+               md5: str | None = None,
+               sources: Sequence[SourceSpec] | None = None,
+               repository: Repository | None = None) -> Path:
+    """Make sure one file is in the cache with the right digest; return its path.
 
     Parameters
     ----------
     relpath : str
-        Path relative to the UCI archive base, e.g. ``"car/car.data"``.
-    sha256 : str
-        Expected lower-case hex digest.
+        Path below a mirror root (and the cache), e.g. ``"car/car.data"``.
+    sha256 : str, optional
+        Expected lower-case hex digest; None when no published one is known.
     mirror : str, PathLike or sequence of str, optional
         Sources, see :func:`mirrors_from`.
     home : str or PathLike, optional
@@ -297,47 +558,61 @@ def fetch_file(relpath: str, sha256: str, *,
         Re-hash a cached file; a mismatching one is deleted and fetched again.
     retries, backoff : int and float, optional
         Override :data:`RETRIES` and :data:`BACKOFF`.
+    md5 : str, optional
+        Published md5, checked when ``sha256`` is None.
+    sources : sequence of SourceSpec, optional
+        Alternatives to try on each source, in order (default: ``relpath`` itself).
+    repository : Repository, optional
+        Official URLs and mirror prefix of the file (default: the UCI archive).
 
     Returns
     -------
     Path
-        The cached file.
+        The cached file. When neither ``sha256`` nor ``md5`` is given, the sha256 of the
+        received bytes is recorded in ``<file>.sha256`` and logged.
 
     Raises
     ------
     DatasetError
-        Offline with the file missing, or every source failed (the message lists each URL
-        tried with its reason).
+        Offline with the file missing, or every source failed (the message lists each
+        location tried with its reason).
     """
     retries = RETRIES if retries is None else retries
     backoff = BACKOFF if backoff is None else backoff
+    repository = repository or UCI
+    alternatives = tuple(sources) if sources else (SourceSpec(relpath),)
     target = cache_path(relpath, home)
     if target.is_file():
+        want = _expected(sha256, md5, target, use_record=True)
+        if want is None:
+            # Installed but never recorded (e.g. interrupted right after the move): record now.
+            _write_record(target, sha256_file(target))
+            return target
         if not verify:
             return target
-        actual = sha256_file(target)
-        if actual == sha256:
+        algorithm, expected, origin = want
+        actual = file_digests(target)[algorithm]
+        if actual == expected:
             return target
-        log.warning("cached %s has sha256 %s, expected %s; fetching it again",
-                    target, actual, sha256)
+        log.warning("cached %s has %s %s, expected %s (%s); fetching it again",
+                    target, algorithm, actual, expected, origin)
         target.unlink()
+        _record_path(target).unlink(missing_ok=True)
 
-    sources = mirrors_from(mirror)
-    if offline:
-        sources = [s for s in sources if not is_url(s)]
-        if not sources:
-            raise DatasetError(f"{relpath} is not in the cache ({target.parent}) and offline "
-                               f"mode is on; fetch it while online, {OFFLINE_HINT}")
+    mirrors = configured_mirrors(mirror)
+    attempts = _attempts(relpath, alternatives, repository, mirrors, offline)
+    if offline and not attempts:
+        raise DatasetError(f"{relpath} is not in the cache ({target.parent}) and offline "
+                           f"mode is on; fetch it while online, {OFFLINE_HINT}")
+    want = _expected(sha256, md5, target, use_record=False)
     target.parent.mkdir(parents=True, exist_ok=True)
 
     failures: list[tuple[str, str]] = []
-    for source in sources:
-        location = _location(source, relpath)
+    for location, alt in attempts:
         for attempt in range(retries + 1):
             try:
                 log.info("fetching %s from %s", relpath, location)
-                _fetch_once(location, target, sha256, timeout)
-                return target
+                actual = _fetch_once(location, target, alt, want, timeout)
             except _SourceFailed as failure:
                 if failure.transient and attempt < retries:
                     log.info("%s: %s; retrying", location, failure.reason)
@@ -346,6 +621,12 @@ def fetch_file(relpath: str, sha256: str, *,
                 tries = f" ({attempt + 1} attempts)" if attempt else ""
                 failures.append((location, failure.reason + tries))
                 break
+            if want is None:
+                _write_record(target, actual)
+                log.warning("%s has no published checksum; recorded the sha256 of the copy "
+                            "from %s: %s (`mcboost datasets verify` checks against it)",
+                            relpath, location, actual)
+            return target
 
     if len(failures) == 1:
         (location, reason), = failures
@@ -353,5 +634,5 @@ def fetch_file(relpath: str, sha256: str, *,
     else:
         detail = (f"from any of {len(failures)} sources: "
                   + "; ".join(f"{loc} [{reason}]" for loc, reason in failures))
-    raise DatasetError(f"cannot fetch {relpath} {detail}; {FETCH_HINT}")
-
+    hint = f"fetch it while online, {OFFLINE_HINT}" if offline else FETCH_HINT
+    raise DatasetError(f"cannot fetch {relpath} {detail}; {hint}")
