@@ -6,9 +6,16 @@ import pytest
 from mcboost_cli._dtypes import MISSING_BIN
 from mcboost_cli.learners.binning import BinMapper
 from mcboost_cli.learners.forest import LABEL_VOTE, VECTOR_VOTE, Forest
-from mcboost_cli.learners.histogram_tree import (CRITERION_GINI, CRITERION_HAMMING,
-                                                 TreeWorkspace, apply_tree, grow_tree,
-                                                 n_channels)
+from mcboost_cli.learners.histogram_tree import (
+    CRITERION_ABS_SUM,
+    CRITERION_GINI,
+    CRITERION_HAMMING,
+    CRITERION_MAX_CHANNEL,
+    TreeWorkspace,
+    apply_tree,
+    grow_tree,
+    n_channels,
+)
 from mcboost_cli.learners.naive_tree import grow_tree_naive
 
 
@@ -50,7 +57,16 @@ def _random_problem(rng):
     return X_binned, y, K
 
 
-@pytest.mark.parametrize("criterion", [CRITERION_GINI, CRITERION_HAMMING])
+def _channel_values(rng, n, C):
+    """Signed per-sample vectors for the dense criteria: half of the problems get small
+    integers (so that many splits tie exactly and the tie-breaking is exercised)."""
+    if rng.random() < 0.5:
+        return rng.integers(-2, 3, size=(n, C)).astype(float)
+    return rng.normal(size=(n, C))
+
+
+@pytest.mark.parametrize("criterion", [CRITERION_GINI, CRITERION_HAMMING,
+                                       CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM])
 def test_fast_tree_equals_naive_twin(criterion):
     rng = np.random.default_rng(12345 + criterion)
     for _ in range(60):
@@ -59,11 +75,13 @@ def test_fast_tree_equals_naive_twin(criterion):
         depth = int(rng.integers(1, 6))
         w = rng.random(n)
         W = rng.random((n, K))
+        G = _channel_values(rng, n, n_channels(criterion, K))
         n_bins = (X_binned.max(axis=0) + 1).astype(np.int32)
         ws = TreeWorkspace(n, F, int(n_bins.max()), n_channels(criterion, K), depth)
-        m = grow_tree(ws, X_binned, y, n_bins, criterion, weight=w, weight_matrix=W)
+        m = grow_tree(ws, X_binned, y, n_bins, criterion, weight=w, weight_matrix=W,
+                      channel_values=G)
         ref = grow_tree_naive(X_binned, y, n_bins, criterion, K, depth, weight=w,
-                              weight_matrix=W)
+                              weight_matrix=W, channel_values=G)
         assert m == ref["feature"].size
         np.testing.assert_array_equal(ws.feature[:m], ref["feature"])
         np.testing.assert_array_equal(ws.left[:m], ref["left"])
@@ -116,6 +134,53 @@ def test_gini_split_is_best_by_brute_force():
                    if 0 < (X_binned[:, f] <= t).sum() < n)
         got = proxy(X_binned[:, ws.feature[0]] <= ws.threshold[0])
         assert got == pytest.approx(best, rel=1e-12)
+
+
+@pytest.mark.parametrize("criterion", [CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM])
+def test_dense_criteria_splits_are_best_by_brute_force(criterion):
+    """The root split maximises the sum over both sides of max_c (sum G[:, c]) (MAX_CHANNEL)
+    or |sum G[:, 0]| (ABS_SUM) over every (feature, threshold); a split that does not beat the
+    unsplit node is not taken; the node sums are the channel sums of the node's samples."""
+    rng = np.random.default_rng(5 + criterion)
+    n_split = 0
+    for _ in range(40):
+        X_binned, y, K = _random_problem(rng)
+        n, F = X_binned.shape
+        C = n_channels(criterion, K)
+        G = _channel_values(rng, n, C)
+        n_bins = (X_binned.max(axis=0) + 1).astype(np.int32)
+        ws = TreeWorkspace(n, F, int(n_bins.max()), C, 1)
+
+        def side(mask, G=G):
+            s = G[mask].sum(axis=0)
+            return s.max() if criterion == CRITERION_MAX_CHANNEL else abs(s[0])
+
+        m = grow_tree(ws, X_binned, y, n_bins, criterion, channel_values=G)
+        np.testing.assert_allclose(ws.node_sum[0], G.sum(axis=0), atol=1e-9)
+        every = np.ones(n, bool)
+        cands = [side(X_binned[:, f] <= t) + side(X_binned[:, f] > t) for f in range(F)
+                 for t in range(n_bins[f] - 1) if 0 < (X_binned[:, f] <= t).sum() < n]
+        best = max(cands, default=-np.inf)
+        if m == 1:
+            assert best <= side(every) + 1e-9 * (1 + abs(side(every)))
+            continue
+        n_split += 1
+        mask = X_binned[:, ws.feature[0]] <= ws.threshold[0]
+        got = side(mask) + side(~mask)
+        assert got == pytest.approx(best, rel=1e-12, abs=1e-12)
+        assert got > side(every)
+        np.testing.assert_allclose(ws.node_sum[1], G[mask].sum(axis=0), atol=1e-9)
+        np.testing.assert_allclose(ws.node_sum[2], G[~mask].sum(axis=0), atol=1e-9)
+    assert n_split >= 10
+
+
+def test_dense_criteria_reject_bad_channel_values():
+    X_binned = np.zeros((5, 1), np.uint8)
+    X_binned[3:] = 1
+    ws = TreeWorkspace(5, 1, 2, 3, 1)
+    with pytest.raises(ValueError, match="channel_values"):
+        grow_tree(ws, X_binned, np.zeros(5, np.int32), np.array([2], np.int32),
+                  CRITERION_MAX_CHANNEL, channel_values=np.zeros((5, 2)))
 
 
 def test_forest_round_updates_match_dense_recomputation():

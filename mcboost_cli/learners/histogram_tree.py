@@ -14,6 +14,20 @@ of shape (n_features, n_bins, n_channels) whose channels depend on the *criterio
     ``Z = 2 sum_blocks sum_l sqrt(W+ W-)`` (Schapire & Singer 1999, sec. 4 and eq. (10) of the
     real AdaBoost.MH with a partition into blocks), i.e. maximises ``-Z``. A node is a leaf
     when no split lowers Z.
+``CRITERION_MAX_CHANNEL`` (channels = C, dense)
+    the caller gives a per-sample vector G (n, C) (``channel_values``) and channel c holds
+    ``sum_i G[i, c]``: the leaf's *gain* of answering c. A side scores ``max_c sum_i G[i, c]``
+    (the leaf answers its best channel). GD-MCBoost uses G[i, k] = <w_i, y^k> (projections of
+    its eq. (31) weights on the codewords, so the score is its eq. (32) for a codeword-valued
+    leaf); AdaBoost.MM uses G = -cost (the leaf answers the label of least summed cost).
+``CRITERION_ABS_SUM`` (channels = 1, dense)
+    as above with C = 1; a side scores ``|sum_i G[i, 0]|``: the best of the two outputs +1 / -1
+    of a leaf against signed weights G (CD-MCBoost's eq. (25), binary AdaBoost's weighted
+    error of a stump with majority-sign leaves).
+
+For the three criteria other than Gini a node is a leaf when no split raises its score (the
+scores are subadditive — a split never lowers them — so equality means the split changes
+nothing the booster optimises).
 
 The hot path allocates nothing: the caller owns a ``TreeWorkspace`` sized once per fit, and
 the tree is written into its arrays. The histogram of the larger child is obtained by
@@ -28,6 +42,8 @@ References
 .. [1] Breiman, Friedman, Olshen, Stone. Classification and Regression Trees, 1984.
 .. [2] Schapire, Singer. Improved boosting algorithms using confidence-rated predictions.
        Machine Learning 37(3), 1999.
+.. [3] Saberian, Vasconcelos. Multiclass boosting: theory and algorithms. NIPS 2011.
+.. [4] Mukherjee, Schapire. A theory of multiclass boosting. NIPS 2010 (JMLR 14, 2013).
 """
 
 from __future__ import annotations
@@ -39,6 +55,9 @@ from .._dtypes import HIST_DTYPE, INDEX_DTYPE, X_BINNED_DTYPE
 
 CRITERION_GINI = 0
 CRITERION_HAMMING = 1
+CRITERION_MAX_CHANNEL = 2
+CRITERION_ABS_SUM = 3
+DENSE_CRITERIA = (CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM)
 
 # Score differences below this are ties (rounding in histogram subtraction must not decide).
 _TIE_EPS = 1e-12
@@ -47,11 +66,18 @@ _ZERO_REL = 1e-10
 
 
 def n_channels(criterion: int, n_classes: int) -> int:
-    """Histogram channels the criterion needs for K classes."""
+    """Histogram channels the criterion needs for K classes.
+
+    For ``CRITERION_MAX_CHANNEL``, ``n_classes`` is the width C of the channel matrix G.
+    """
     if criterion == CRITERION_GINI:
         return n_classes
     if criterion == CRITERION_HAMMING:
         return 2 * n_classes
+    if criterion == CRITERION_MAX_CHANNEL:
+        return n_classes
+    if criterion == CRITERION_ABS_SUM:
+        return 1
     raise ValueError(f"unknown criterion {criterion}")
 
 
@@ -104,8 +130,8 @@ def _build_histogram(X_binned, sample_index, start, end, y, weight, weight_matri
                      hist, count):
     """Accumulate the histogram of samples ``sample_index[start:end]`` into hist/count (zeroed).
 
-    IN: X_binned (n, F) uint8, y (n,) int32, weight (n,) — GINI; weight_matrix (n, K) — HAMMING.
-    OUT: hist (F, B, C), count (F, B).
+    IN: X_binned (n, F) uint8, y (n,) int32, weight (n,) — GINI; weight_matrix (n, K) — HAMMING;
+    weight_matrix = G (n, C) — dense criteria. OUT: hist (F, B, C), count (F, B).
     """
     n_features = X_binned.shape[1]
     hist[:] = 0.0
@@ -119,7 +145,7 @@ def _build_histogram(X_binned, sample_index, start, end, y, weight, weight_matri
                 b = X_binned[i, f]
                 hist[f, b, c] += wi
                 count[f, b] += 1
-    else:  # CRITERION_HAMMING
+    elif criterion == CRITERION_HAMMING:
         n_classes = weight_matrix.shape[1]
         for p in range(start, end):
             i = sample_index[p]
@@ -130,6 +156,15 @@ def _build_histogram(X_binned, sample_index, start, end, y, weight, weight_matri
                 for l in range(n_classes):
                     hist[f, b, l] += weight_matrix[i, l]
                 hist[f, b, n_classes + yi] += wpos
+                count[f, b] += 1
+    else:  # dense criteria: hist[f, b, :] += G[i, :]
+        n_ch = weight_matrix.shape[1]
+        for p in range(start, end):
+            i = sample_index[p]
+            for f in range(n_features):
+                b = X_binned[i, f]
+                for c in range(n_ch):
+                    hist[f, b, c] += weight_matrix[i, c]
                 count[f, b] += 1
 
 
@@ -145,7 +180,7 @@ def _side_score(criterion, s):
         if total <= 0.0:
             return 0.0
         return sq / total
-    else:
+    elif criterion == CRITERION_HAMMING:
         k = s.shape[0] // 2
         z = 0.0
         for l in range(k):
@@ -157,6 +192,13 @@ def _side_score(criterion, s):
             if wpos > tiny and wneg > tiny:
                 z += np.sqrt(wpos * wneg)
         return -z
+    elif criterion == CRITERION_MAX_CHANNEL:
+        best = s[0]
+        for c in range(1, s.shape[0]):
+            best = max(best, s[c])
+        return best
+    else:  # CRITERION_ABS_SUM
+        return abs(s[0])
 
 
 @njit(cache=True, nogil=True)
@@ -290,9 +332,10 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
             found, bf, bt, best = _find_best_split(
                 hist[slot], count[slot], n_bins, node_sum[nd], node_count[nd], criterion,
                 min_samples_leaf, left_sum, right_sum, best_left)
-            if found and criterion == CRITERION_HAMMING:
-                # A split that does not lower Z is no better than the leaf (Z only falls
-                # under refinement, so equality means no information).
+            if found and criterion != CRITERION_GINI:
+                # A split that does not raise the score is no better than the leaf (Hamming:
+                # Z only falls under refinement; dense criteria: max / |.| are subadditive),
+                # so equality means the split carries no information.
                 parent = _side_score(criterion, node_sum[nd])
                 if not best > parent + _TIE_EPS * (1.0 + abs(parent)):
                     found = False
@@ -360,7 +403,7 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
 
 
 def grow_tree(ws: TreeWorkspace, X_binned, y, n_bins, criterion, *, weight=None,
-              weight_matrix=None, min_samples_leaf=1):
+              weight_matrix=None, channel_values=None, min_samples_leaf=1):
     """Grow one tree into the workspace ``ws``; returns the number of nodes.
 
     Parameters
@@ -370,10 +413,19 @@ def grow_tree(ws: TreeWorkspace, X_binned, y, n_bins, criterion, *, weight=None,
     y : ndarray of int32, shape (n_samples,)
     n_bins : ndarray of int32, shape (n_features,)
         Value bins of each feature (thresholds range over 0..n_bins-2).
-    criterion : {CRITERION_GINI, CRITERION_HAMMING}
+    criterion : {CRITERION_GINI, CRITERION_HAMMING, CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM}
     weight : ndarray of float64, shape (n_samples,)  -- GINI
     weight_matrix : ndarray of float64, shape (n_samples, K)  -- HAMMING
+    channel_values : ndarray of float64, shape (n_samples, C), C-contiguous  -- dense criteria
+        The per-sample vector G summed into the histogram channels (C = 1 for ABS_SUM).
     """
+    if criterion in DENSE_CRITERIA:
+        if (channel_values is None or channel_values.ndim != 2
+                or channel_values.shape[0] != X_binned.shape[0]
+                or channel_values.shape[1] != ws.hist.shape[3]):
+            raise ValueError("dense criteria need channel_values of shape (n_samples, "
+                             f"{ws.hist.shape[3]}) (the workspace's channels)")
+        weight_matrix = channel_values
     dummy_w = _DUMMY_1D if weight is None else weight
     dummy_m = _DUMMY_2D if weight_matrix is None else weight_matrix
     _grow_tree(X_binned, y, dummy_w, dummy_m, n_bins, criterion, ws.max_depth, min_samples_leaf,

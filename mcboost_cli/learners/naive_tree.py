@@ -3,17 +3,26 @@
 It recomputes every candidate split's channel sums from scratch with numpy (no histograms, no
 subtraction, no partition buffer) and follows the same rules: depth-first node numbering (left
 subtree before right), thresholds over bins 0..n_bins-2 skipping empty bins, first feature and
-lowest threshold on ties, Gini purity and Hamming no-improvement leaves.
+lowest threshold on ties, Gini purity leaves, and no-improvement leaves for the other
+criteria (Hamming and the dense ``MAX_CHANNEL`` / ``ABS_SUM`` criteria).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .histogram_tree import _TIE_EPS, _ZERO_REL, CRITERION_GINI, CRITERION_HAMMING
+from .histogram_tree import (
+    _TIE_EPS,
+    _ZERO_REL,
+    CRITERION_ABS_SUM,
+    CRITERION_GINI,
+    CRITERION_MAX_CHANNEL,
+)
 
 
 def _channel_sums(idx, y, weight, weight_matrix, criterion, n_classes):
+    if criterion in (CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM):
+        return weight_matrix[idx].sum(axis=0)     # weight_matrix = channel values G
     if criterion == CRITERION_GINI:
         return np.bincount(y[idx], weights=weight[idx], minlength=n_classes).astype(float)
     total = weight_matrix[idx].sum(axis=0)
@@ -25,6 +34,10 @@ def _score(criterion, s):
     if criterion == CRITERION_GINI:
         tot = s.sum()
         return 0.0 if tot <= 0 else float((s ** 2).sum() / tot)
+    if criterion == CRITERION_MAX_CHANNEL:
+        return float(s.max())
+    if criterion == CRITERION_ABS_SUM:
+        return float(abs(s[0]))
     k = s.size // 2
     pos = s[k:]
     neg = s[:k] - pos
@@ -34,8 +47,13 @@ def _score(criterion, s):
 
 
 def grow_tree_naive(X_binned, y, n_bins, criterion, n_classes, max_depth, *, weight=None,
-                    weight_matrix=None, min_samples_leaf=1):
-    """Return a dict of node lists: feature, threshold, left, right, node_sum, node_count."""
+                    weight_matrix=None, channel_values=None, min_samples_leaf=1):
+    """Return a dict of node lists: feature, threshold, left, right, node_sum, node_count.
+
+    ``channel_values`` (n, C) is the per-sample vector G of the dense criteria.
+    """
+    if criterion in (CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM):
+        weight_matrix = np.asarray(channel_values, dtype=float)
     nodes = {"feature": [], "threshold": [], "left": [], "right": [], "node_sum": [],
              "node_count": []}
 
@@ -74,7 +92,7 @@ def grow_tree_naive(X_binned, y, n_bins, criterion, n_classes, max_depth, *, wei
                     best, best_f, best_t = score, f, t
         if best_f < 0:
             return
-        if criterion == CRITERION_HAMMING:
+        if criterion != CRITERION_GINI:
             parent = _score(criterion, s)
             if not best > parent + _TIE_EPS * (1.0 + abs(parent)):
                 return
