@@ -113,7 +113,13 @@ def _load_datasets(config, mirror, offline):
     if mirror:
         # Workers inherit the environment; they read the cache this fills.
         os.environ["MCBOOST_MIRROR"] = mirror
-    return {name: load_dataset(name, mirror=mirror, offline=offline) for name in config.datasets}
+    datasets = {name: load_dataset(name, mirror=mirror, offline=offline)
+                for name in config.datasets}
+    for name, ds in datasets.items():
+        if ds.test_mask is not None and config.protocol == "five_fold":
+            click.echo(f"note: {name} has a predefined train/test split; protocol five_fold "
+                       f"pools its {ds.n_samples} rows into 5 random parts", err=True)
+    return datasets
 
 
 def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, store_path,

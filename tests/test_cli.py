@@ -133,6 +133,10 @@ BAD = {
     "unknown dataset": (TINY.replace("[car]", "[carr]"), "datasets[0]: 'carr' is not valid"),
     "noise rate outside [0, 1)": (TINY.replace("[0.0, 0.1]", "[0.0, 1.0]"),
                                   "noise_rates[1]: 1.0 is not valid; expected numbers in [0, 1)"),
+    "override for a dataset not in the config": (
+        TINY.replace("params: {n_rounds: 25}",
+                     "params: {n_rounds: 25}\n    per_dataset: {letter: {n_rounds: 5}}"),
+        "algorithms[0].per_dataset.letter: 'letter' is not one of this config's datasets"),
 }
 
 

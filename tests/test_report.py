@@ -69,3 +69,15 @@ def test_no_fit_cells_are_reported_not_averaged():
     m1 = summary[summary["algorithm"] == "M1"].iloc[0]
     assert m1["n_no_fit"] == 3 and np.isnan(m1["mean"])
     assert "no fit" in render_terminal(cfg, summary)
+
+
+def test_per_dataset_overrides_reach_the_cells():
+    cfg = validate_config({
+        "experiment": "t", "datasets": ["car", "letter"], "folds": [0],
+        "algorithms": [{"algorithm": "samme", "params": {"n_rounds": 10},
+                        "per_dataset": {"letter": {"n_rounds": 520}},
+                        "grid": {"max_depth": [1, 2]}}],
+    }, "t.yaml", known_datasets=["car", "letter"])
+    rounds = {(pc.cell.dataset, pc.cell.params_dict["max_depth"]): pc.cell.params_dict["n_rounds"]
+              for pc in expand(cfg)}
+    assert rounds == {("car", 1): 10, ("car", 2): 10, ("letter", 1): 520, ("letter", 2): 520}

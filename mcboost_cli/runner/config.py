@@ -35,6 +35,7 @@ ALGO_KEYS = {
     "label": "column name in the tables (default: the algorithm name)",
     "params": "fixed hyper-parameters",
     "grid": "hyper-parameters to select on validation per fold: name -> list of values",
+    "per_dataset": "parameter overrides for some datasets: dataset -> {name: value}",
 }
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -47,15 +48,19 @@ class AlgorithmEntry:
     label: str
     params: dict
     grid: dict                # name -> list of values (validated)
+    per_dataset: dict = None  # dataset -> {name: value} overriding params (validated)
 
-    def grid_points(self) -> list[dict]:
-        """Every combination of the grid merged into the fixed params, in grid order."""
+    def grid_points(self, dataset: str | None = None) -> list[dict]:
+        """Every combination of the grid merged into the fixed params (with the dataset's
+        overrides), in grid order."""
+        base = dict(self.params)
+        base.update((self.per_dataset or {}).get(dataset, {}))
         if not self.grid:
-            return [dict(self.params)]
+            return [base]
         names = list(self.grid)
         out = []
         for values in itertools.product(*(self.grid[n] for n in names)):
-            p = dict(self.params)
+            p = dict(base)
             p.update(zip(names, values))
             out.append(p)
         return out
@@ -215,9 +220,26 @@ def validate_config(data: Any, path: str, text: str = "", *, known_datasets=None
                     raise UserError(f"{where}.grid.{k}: {values!r} is not valid; expected a "
                                     "non-empty list of values")
                 vgrid[k] = [validate_params(cls, {k: v}, f"{where}.grid")[k] for v in values]
+            per_dataset = a.get("per_dataset", {}) or {}
+            if not isinstance(per_dataset, dict):
+                raise UserError(f"{where}.per_dataset: {per_dataset!r} is not valid; expected a "
+                                "mapping of dataset -> {parameter: value}")
+            vper = {}
+            for ds, overrides in per_dataset.items():
+                w = f"{where}.per_dataset.{ds}"
+                if ds not in datasets:
+                    raise UserError(f"{w}: {ds!r} is not one of this config's datasets: "
+                                    f"{', '.join(datasets)}")
+                if not isinstance(overrides, dict):
+                    raise UserError(f"{w}: {overrides!r} is not valid; expected a mapping of "
+                                    "parameter -> value")
+                for k in overrides:
+                    if k in vgrid:
+                        raise UserError(f"{w}.{k}: also in the grid; give it in one place")
+                vper[ds] = validate_params(cls, overrides, w)
         except UserError as e:
             raise UserError(f"{path}: {e}") from None
-        entries.append(AlgorithmEntry(cls.name, label, params, vgrid))
+        entries.append(AlgorithmEntry(cls.name, label, params, vgrid, vper))
 
     return ExperimentConfig(
         path=path, experiment=experiment, title=title, datasets=tuple(datasets),

@@ -38,7 +38,7 @@ def expand(config: ExperimentConfig) -> list[PlannedCell]:
                 for fold in config.folds:
                     for e, entry in enumerate(config.algorithms):
                         cls = get_algorithm(entry.algorithm)
-                        for g, point in enumerate(entry.grid_points()):
+                        for g, point in enumerate(entry.grid_points(dataset)):
                             cell = Cell(
                                 experiment=config.experiment, dataset=dataset,
                                 protocol=config.protocol, fold=fold, noise_rate=rate,
