@@ -80,7 +80,12 @@ def run_cell(cell: Cell) -> CellResult:
                           wall_seconds=time.perf_counter() - t0, versions=versions())
     curves = {"train": est.train_errors_.tolist(), "valid": est.eval_errors_[0].tolist(),
               "test": est.eval_errors_[1].tolist()}
-    r = select_round(est.eval_errors_[0])
+    if getattr(est, "early_stopping", True):
+        r = select_round(est.eval_errors_[0])
+    else:
+        # The algorithm has its own stopping rule (DMCBoost: the bottom-n' margin maximum);
+        # its chosen ensemble is reported, and validation only selects among grid points.
+        r = int(getattr(est, "best_round_", 0) or est.n_rounds_)
     return CellResult(
         key=cell.key, status=DONE, selected_round=r,
         train_error=curves["train"][r - 1], valid_error=curves["valid"][r - 1],

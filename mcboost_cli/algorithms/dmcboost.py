@@ -1,0 +1,369 @@
+"""DMCBoost: multi-class boosting by direct optimisation of the 0-1 loss and the margins.
+
+The ensemble is a weighted plurality vote of label trees, F(x, k) = sum_t alpha_t
+[h_t(x) = k] (``LABEL_VOTE``), fitted in two phases (Zhai, Xia & Wang, KDD 2014):
+
+Phase I (Alg. 1) — greedy coordinate descent on the empirical 0-1 loss (eq. 2)
+    Each round grows a tree on the 0-1 loss (Alg. 1.2, ``learners.zero_one_tree``), finds the
+    interval of alpha with the minimum training error exactly (Alg. 1.1,
+    ``learners.line_search.line_search_zero_one``) and takes its midpoint (Alg. 1 lines 4-6).
+    It ends at a coordinatewise local minimum (line 7): when the round's best alpha no longer
+    lowers the training error, that tree is not added and Phase II starts in the same round.
+
+Phase II (Alg. 2) — greedy coordinate ascent on the average margin of the bottom n'
+    examples (eqs. 4-5), margins normalised by c = sum_t alpha_t so they lie in [-1, 1]. Each
+    round grows a tree on that objective, maximises it along the tree's coordinate by
+    bisection on the sign of the derivative (eq. 9, Alg. 2.1, threshold th; Theorem 3 makes
+    the objective quasi-concave) and adds the tree (Alg. 2 lines 4-6). With epsilon-relaxation,
+    a round in which no step increases the objective (a corner) takes the step epsilon past the
+    maximiser instead. The fit stops when the objective no longer increases (line 7): without
+    relaxation at the first corner, with relaxation when the best objective has not increased
+    for ``patience`` rounds.
+
+n' is a hyper-parameter chosen on validation ("1", "n/100", ..., "n"; configs give the grid).
+Every reading of an unclear passage is listed in ALGORITHMS.md ("DMCBoost and DirectBoost").
+
+References
+----------
+.. [1] S. Zhai, T. Xia, S. Wang. A multi-class boosting method with direct optimization.
+       KDD 2014.
+.. [2] S. Zhai, T. Xia, M. Tan, S. Wang. Direct 0-1 loss minimization and margin maximization
+       with boosting. NIPS 2013.
+.. [3] D. P. Bertsekas. Network Optimization: Continuous and Discrete Models. Athena
+       Scientific, 1998 (epsilon-relaxation).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .._dtypes import SCORE_DTYPE
+from ..learners.forest import LABEL_VOTE, Forest
+from ..learners.line_search import (
+    OBJ_TIE_EPS,
+    bottom_avg_value,
+    line_search_bottom_avg,
+    line_search_zero_one,
+    max_order_margin_exact,
+    order_margin_value,
+    piece_terms,
+    unnormalised_margins,
+)
+from ..learners.zero_one_tree import (
+    OBJ_BOTTOM_AVG,
+    OBJ_ORDER,
+    ZeroOneWorkspace,
+    grow_margin_tree,
+    grow_zero_one_tree,
+)
+from .base import BaseBoosting, RoundOutcome
+from .params import MAX_BINS, MAX_DEPTH, N_ROUNDS, ParamSpec
+from .registry import register
+
+# Alpha of the first round, and the step past the last breakpoint whenever the interval of
+# minimum 0-1 loss is unbounded (its midpoint is undefined; see ALGORITHMS.md).
+UNBOUNDED_STEP = 1.0
+
+N_PRIME_CHOICES = ("1", "n/100", "n/20", "n/10", "n/4", "n/2", "n")
+
+
+def n_prime_from_choice(choice: str, n: int) -> int:
+    """n' for a training set of n examples: "1", "n" or "n/d" (rounded, at least 1)."""
+    if choice == "1":
+        return 1
+    if choice == "n":
+        return n
+    d = int(choice.split("/")[1])
+    return max(1, min(n, int(round(n / d))))
+
+
+@njit(cache=True, nogil=True)
+def _add_votes(scores, vote, alpha):
+    """scores[i, vote[i]] += alpha (the same float operation as the forest's vote kernel)."""
+    for i in range(vote.shape[0]):
+        scores[i, vote[i]] += alpha
+
+
+@njit(cache=True, nogil=True)
+def _fill_pieces(scores, y, vote, margin, p, s, w):
+    """(p, s, w) of every training example under the round's votes (see line_search)."""
+    for i in range(vote.shape[0]):
+        pi, si, wi = piece_terms(scores, i, y[i], vote[i], margin[i])
+        p[i] = pi
+        s[i] = si
+        w[i] = wi
+
+
+@njit(cache=True, nogil=True)
+def _error_free_limit(s, p, w, hi):
+    """Largest alpha range [0, d) on which no currently-right example turns wrong."""
+    d = hi
+    for i in range(p.shape[0]):
+        if s[i] == 0.0 and p[i] > 0.0 and w[i] < d:
+            d = w[i]
+    return d
+
+
+@njit(cache=True, nogil=True)
+def _split_lines(p, s, inc, dec):
+    """Sorted intercepts of the rising (s = 1) and falling numerators (binary case)."""
+    n_inc = 0
+    n_dec = 0
+    for i in range(p.shape[0]):
+        if s[i] > 0.5:
+            inc[n_inc] = p[i]
+            n_inc += 1
+        else:
+            dec[n_dec] = p[i]
+            n_dec += 1
+    inc[:n_inc].sort()
+    dec[:n_dec].sort()
+    return n_inc, n_dec
+
+
+class DirectBoosting(BaseBoosting):
+    """Shared two-phase round of DMCBoost and DirectBoost (not registered itself).
+
+    Subclasses set ``_objective`` (bottom-n' average or n'-th order margin), ``_constrain``
+    (Phase II stays where no currently-right example turns wrong: DirectBoost_avg),
+    ``_relax`` (epsilon-relaxation) and ``_n_prime(n)``.
+
+    Extra fitted attributes: ``phase_`` (1 or 2 per kept round), ``objective_`` (after each
+    round: the training 0-1 error with ties counted as errors in Phase I, the Phase II
+    objective in Phase II), ``relaxed_`` (round took a relaxed step), ``n_prime_``,
+    ``n_phase1_rounds_``, ``phase2_start_objective_`` (the Phase II objective of the Phase I
+    ensemble), ``best_round_`` (number of rounds of the ensemble with the best Phase II
+    objective; with relaxation the fit may end up to ``patience`` rounds after it).
+    """
+
+    early_stopping = False   # the paper stops at the margin maximum, no validation stopping
+    _objective = OBJ_BOTTOM_AVG
+    _constrain = False
+    _relax = True
+    binary_only = False
+
+    # -- setup -----------------------------------------------------------------------------------
+    def _init_state(self, X_binned, y, n_bins, hist_width):
+        n, n_features = X_binned.shape
+        K = self.n_classes_
+        if self.binary_only and K != 2:
+            raise ValueError(f"{type(self).__name__} is a binary classifier (DirectBoost, "
+                             f"NIPS 2013); y has {K} classes")
+        self._n_bins = n_bins
+        self._y = y
+        self._ws = ZeroOneWorkspace(n, n_features, hist_width, K, int(self.max_depth))
+        self._scores = np.zeros((n, K), SCORE_DTYPE)
+        self._plus = np.empty(n, np.float64)
+        self._minus = np.empty(n, np.float64)
+        self._inc = np.empty(n, np.float64)
+        self._dec = np.empty(n, np.float64)
+        self.forest_ = Forest(LABEL_VOTE, K, node_capacity=self._ws.max_nodes * 64)
+        self.n_prime_ = int(self._n_prime(n))
+        cap = int(self.n_rounds)
+        self._phase_log = np.zeros(cap, np.int8)
+        self._objective_log = np.zeros(cap, np.float64)
+        self._relaxed_log = np.zeros(cap, np.bool_)
+        self._phase = 1
+        self._c = 0.0
+        self._g = 0.0
+        self._g_best = -np.inf
+        self._since_best = 0
+        self.n_phase1_rounds_ = 0
+        self.phase2_start_objective_ = float("nan")
+        self.best_round_ = 0
+
+    def _free_state(self):
+        kept = self.n_rounds_
+        self.phase_ = self._phase_log[:kept].copy()
+        self.objective_ = self._objective_log[:kept].copy()
+        self.relaxed_ = self._relaxed_log[:kept].copy()
+        del self._ws, self._scores, self._y, self._plus, self._minus, self._inc, self._dec
+        del self._phase_log, self._objective_log, self._relaxed_log
+
+    def _add_train_round(self, t, X_binned, y, scores, pred):
+        # The grower left each training sample's label of this round in ws.vote.
+        return self.forest_.add_round_votes(t, self._ws.vote, y, scores, pred)
+
+    # -- one round -------------------------------------------------------------------------------
+    def _keep(self, t, m, alpha, phase, objective, relaxed=False):
+        ws = self._ws
+        self.forest_.append(ws, m, leaf_label=ws.node_label, alpha=alpha)
+        _add_votes(self._scores, ws.vote, alpha)       # Alg. 1 / Alg. 2 line 6
+        self._c += alpha
+        self._phase_log[t] = phase
+        self._objective_log[t] = objective
+        self._relaxed_log[t] = relaxed
+        return RoundOutcome.CONTINUE
+
+    def _boost(self, t, X_binned, y):
+        if self._phase == 1:
+            outcome = self._boost_phase1(t, X_binned, y)
+            if outcome is not None:
+                return outcome
+            # Coordinatewise local minimum of the 0-1 loss: Phase II starts (Alg. 2 line 1).
+            self._phase = 2
+            self._g = self._objective_value()
+            self._g_best = self._g
+            self.phase2_start_objective_ = self._g
+            self.best_round_ = t           # the Phase I ensemble (t rounds)
+        return self._boost_phase2(t, X_binned, y)
+
+    def _boost_phase1(self, t, X_binned, y):
+        ws = self._ws
+        n = y.shape[0]
+        m = grow_zero_one_tree(ws, X_binned, y, self._n_bins, self._scores, self._c,
+                               UNBOUNDED_STEP)                        # line 4
+        alpha, err_min, err_now, _, _ = line_search_zero_one(                 # line 5
+            self._scores, y, ws.vote, UNBOUNDED_STEP, self._plus, self._minus)
+        if err_min >= err_now:
+            return None      # line 7: no coordinate step lowers the 0-1 loss
+        self.n_phase1_rounds_ += 1
+        return self._keep(t, m, alpha, 1, err_min / n)
+
+    def _objective_value(self):
+        """The Phase II objective of the current ensemble."""
+        ws = self._ws
+        n = self._scores.shape[0]
+        unnormalised_margins(self._scores, self._y, ws.margin)
+        if self._objective == OBJ_ORDER:
+            v = np.partition(ws.margin, self.n_prime_ - 1)[self.n_prime_ - 1]
+            return float(v / self._c)
+        ws.p[:] = ws.margin
+        ws.s[:] = 0.0
+        ws.w[:] = np.inf
+        return float(bottom_avg_value(ws.p, ws.s, ws.w, n, self.n_prime_, self._c, 0.0,
+                                      ws.buf))
+
+    def _line_search_phase2(self, y):
+        """Alg. 2.1 (bisection) for the bottom-n' average; the exact intersection search for
+        the n'-th order margin. Returns (alpha at the maximiser, objective there, upper end of
+        the search range)."""
+        ws = self._ws
+        n = y.shape[0]
+        c = self._c
+        unnormalised_margins(self._scores, y, ws.margin)
+        _fill_pieces(self._scores, y, ws.vote, ws.margin, ws.p, ws.s, ws.w)
+        hi = 2.0 * c + 1.0      # every kink of the objective lies in [0, 2c]
+        if self._constrain:
+            hi = _error_free_limit(ws.s, ws.p, ws.w, hi)
+        if self._objective == OBJ_ORDER:
+            n_inc, n_dec = _split_lines(ws.p, ws.s, self._inc, self._dec)
+            q, g = max_order_margin_exact(self._inc, n_inc, self._dec, n_dec, self.n_prime_,
+                                          c, hi)
+            return q, g, hi
+        q = line_search_bottom_avg(ws.p, ws.s, ws.w, n, self.n_prime_, c, hi,
+                                   float(self.th), ws.buf)
+        g = bottom_avg_value(ws.p, ws.s, ws.w, n, self.n_prime_, c, q, ws.buf)
+        return q, g, hi
+
+    def _boost_phase2(self, t, X_binned, y):
+        ws = self._ws
+        eps = float(self.epsilon)
+        relax = self._relax and eps > 0.0
+        name = "bottom n'-th margin" if self._objective == OBJ_ORDER else "bottom-n' average margin"
+        if relax and self._since_best >= int(self.patience):
+            self.stop_reason_ = (f"phase II: the {name} has not increased for {self.patience} "
+                                 f"rounds")
+            return RoundOutcome.DISCARD_STOP
+        m = grow_margin_tree(ws, X_binned, y, self._n_bins, self._scores, self._c,   # line 4
+                             self.n_prime_, self._objective, self._constrain,
+                             eps if relax else 0.0)
+        q, g_q, hi = self._line_search_phase2(y)                                     # line 5
+        if self._constrain and q > hi - eps:
+            # DirectBoost_avg: stay inside the region where no right example turns wrong
+            # ("we set alpha_t = d - epsilon").
+            q = hi - eps
+            g_q = self._value_at(q) if q > 0.0 else self._g
+        tol = OBJ_TIE_EPS * (1.0 + abs(self._g))
+        relaxed = False
+        if q > 0.0 and g_q > self._g + tol:
+            alpha = q                       # an ascent step
+            self._g = g_q
+        elif relax:
+            # A corner: no step raises the objective. epsilon-relaxation moves the coordinate
+            # epsilon past its maximiser anyway.
+            alpha = q + eps
+            relaxed = True
+            self._g = self._value_at(alpha)
+        else:
+            self.stop_reason_ = f"phase II: the {name} no longer increases"
+            return RoundOutcome.DISCARD_STOP
+        if self._g > self._g_best + OBJ_TIE_EPS * (1.0 + abs(self._g_best)):
+            self._g_best = self._g
+            self._since_best = 0
+            self.best_round_ = t + 1
+        else:
+            self._since_best += 1
+        return self._keep(t, m, alpha, 2, self._g, relaxed=relaxed)
+
+    def _value_at(self, alpha):
+        """Phase II objective after adding the round's tree with weight alpha."""
+        ws = self._ws
+        n = ws.p.shape[0]
+        if self._objective == OBJ_ORDER:
+            n_inc, n_dec = _split_lines(ws.p, ws.s, self._inc, self._dec)
+            return float(order_margin_value(self._inc, n_inc, self._dec, n_dec,
+                                            self.n_prime_, self._c, alpha))
+        return float(bottom_avg_value(ws.p, ws.s, ws.w, n, self.n_prime_, self._c, alpha,
+                                      ws.buf))
+
+
+N_PRIME = ParamSpec("n_prime", "choice", "n/10",
+                    "n': how many smallest margins Phase II averages (n = training size)",
+                    choices=N_PRIME_CHOICES)
+EPSILON = ParamSpec("epsilon", "float", 0.01,
+                    "epsilon-relaxation step past a corner's maximiser (0 = no relaxation)",
+                    low=0.0, high=1.0)
+TH = ParamSpec("th", "float", 1e-5, "bisection threshold of the Phase II line search (Alg. 2.1)",
+               low=0.0, high=1.0, low_open=True)
+PATIENCE = ParamSpec("patience", "int", 10,
+                     "with epsilon-relaxation: stop when the best Phase II objective has not "
+                     "increased for this many rounds", low=1, high=1_000_000)
+
+
+@register
+class DMCBoost(DirectBoosting):
+    """DMCBoost (Zhai, Xia & Wang, KDD 2014): 0-1 loss minimisation, then bottom-n' average
+    margin maximisation, with multi-class label trees.
+
+    Parameters
+    ----------
+    n_rounds : int, default=100
+        Maximum number of rounds (the paper allows 5000); the fit usually ends earlier, when
+        the bottom-n' average margin stops increasing.
+    max_depth : int, default=3
+    max_bins : int, default=255
+    n_prime : {"1", "n/100", "n/20", "n/10", "n/4", "n/2", "n"}, default="n/10"
+        Size of the bottom set of eq. (5), as a function of the training size n.
+    epsilon : float, default=0.01
+        epsilon-relaxation (sec. 2.2); 0 disables it (the objective then never decreases).
+    th : float, default=1e-5
+        Bracket width at which the bisection of Alg. 2.1 stops.
+    patience : int, default=10
+        With epsilon-relaxation, the fit stops when the best Phase II objective has not
+        increased for this many rounds (the paper gives no rule for relaxed runs).
+    """
+
+    name = "dmcboost"
+    family = "DMCBoost"
+    reference = ("Zhai, Xia & Wang, A multi-class boosting method with direct optimization, "
+                 "KDD 2014")
+    version = "1"
+    param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS, N_PRIME, EPSILON, TH, PATIENCE)
+    test_params = {"n_rounds": 15, "max_depth": 2}
+
+    def __init__(self, n_rounds=100, max_depth=3, max_bins=255, n_prime="n/10", epsilon=0.01,
+                 th=1e-5, patience=10):
+        self.n_rounds = n_rounds
+        self.max_depth = max_depth
+        self.max_bins = max_bins
+        self.n_prime = n_prime
+        self.epsilon = epsilon
+        self.th = th
+        self.patience = patience
+
+    def _n_prime(self, n):
+        if self.n_prime not in N_PRIME_CHOICES:
+            raise ValueError(f"n_prime must be one of {N_PRIME_CHOICES}, got {self.n_prime!r}")
+        return n_prime_from_choice(self.n_prime, n)

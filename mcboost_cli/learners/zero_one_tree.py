@@ -1,0 +1,1535 @@
+"""Label trees grown on the direct objectives of DMCBoost / DirectBoost (Alg. 1.2 and its
+Phase II counterpart).
+
+A tree is grown top-down and depth-first with binary splits ``bin <= threshold`` on binned
+features (the layout of ``histogram_tree``: children numbered consecutively, so the forest's
+tree walk applies). Each node S is split as DMCBoost Alg. 1.2 lines 4-16 prescribe:
+
+1. for a candidate split S = S_left + S_right, the label of S_left is chosen among the K labels
+   by the line search of the hypothesis "label k on S_left" over S_left's examples (line 7;
+   S_right's label is not known yet, so h abstains there and S_right does not enter);
+2. with that label fixed (line 8), the label of S_right is chosen by the line search of
+   "k_left on S_left, k on S_right" over all of S (line 9);
+3. the split is the one whose final line search is best (line 13).
+
+Ties: in Phase I candidates of equal 0-1 loss are ranked by their exponential loss
+(DirectBoost Alg. 1 line 13), in Phase II candidates of equal maximum by the objective after
+an epsilon-relaxed step; remaining ties go to the lowest label, the first feature and the
+lowest threshold.
+
+The line search's objective is Phase I's 0-1 loss (eq. 2; minimised) or Phase II's margin
+objective (maximised): the bottom-n' average margin (eq. 5) or, for DirectBoost_order, the
+n'-th smallest margin, both over the node's examples with n' capped at their number. Both
+are exact (the minimum of a step function; the maximum of a quasi-concave function). A node
+is split while its depth is below ``max_depth`` and some split leaves both sides non-empty
+(line 6); its children take the two labels, and leaves keep the label their parent gave them.
+A root that cannot be split becomes a one-leaf tree with the best single label.
+
+Phase I is fast (see ``_best_split_phase1``): the 0-1 loss of "label k on a set" is evaluated
+only at alpha = g_j+ for the points g_j where some currently-wrong example turns right (the
+loss only drops there), so each example contributes at most one event per label on this
+common compressed axis; the events are counting-sorted per node and swept for all features,
+thresholds and labels at once. Phase II's bottom-n' average (``_best_split_phase2_fast``)
+scans margin-sorted prefixes and prunes candidates with concave upper bounds; the binary
+objectives of DirectBoost (order statistic, zero-error region) use the plain exhaustive
+``_best_split_phase2`` (small data sets).
+
+A naive twin (``naive_zero_one.grow_tree_naive``) is used by the tests.
+
+References
+----------
+.. [1] S. Zhai, T. Xia, S. Wang. A multi-class boosting method with direct optimization.
+       KDD 2014, Alg. 1.2 and sec. 2.2.
+.. [2] S. Zhai, T. Xia, M. Tan, S. Wang. Direct 0-1 loss minimization and margin maximization
+       with boosting. NIPS 2013, sec. 3 ("for each splitting node, DirectBoost simply chooses
+       the attribute to split on by minimizing 0-1 loss or maximizing the predefined margin").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .._dtypes import INDEX_DTYPE
+from .histogram_tree import _partition, max_nodes_for_depth
+from .line_search import (
+    INF,
+    OBJ_TIE_EPS,
+    _rising,
+    _select_kth,
+    bottom_avg_value,
+    left_slope,
+    max_bottom_avg_exact,
+    max_order_margin_exact,
+    numerator,
+    order_margin_value,
+    piece_terms,
+    right_slope,
+    top_wrong,
+    unnormalised_margins,
+)
+
+PHASE_ZERO_ONE = 0
+OBJ_BOTTOM_AVG = 1
+OBJ_ORDER = 2
+
+_BIG = np.int32(2 ** 30)
+
+# Relative tolerance of the exponential-loss tie-break (sums of the same terms in another
+# order must compare equal).
+EXP_TIE_REL = 1e-9
+
+# Memory budget of the Phase I sweep snapshots (per workspace).
+SNAPSHOT_BYTES = 48 * 2 ** 20
+
+
+class ZeroOneWorkspace:
+    """Buffers of the direct-objective tree growers, allocated once per fit.
+
+    Written by the growers (node-indexed, root = 0): ``feature``, ``threshold``, ``left``,
+    ``right`` (-1 for leaves), ``node_label`` (the label a node got from its parent's split;
+    the leaf labels), ``node_start`` / ``node_end`` (its samples in ``sample_index``) and
+    ``vote`` (each training sample's label in the tree). ``snapshot_bytes`` caps the memory
+    of the Phase I sweep snapshots (default ``SNAPSHOT_BYTES``; 0 = always replay).
+    """
+
+    def __init__(self, n_samples, n_features, hist_width, n_classes, max_depth,
+                 snapshot_bytes=None):
+        n, F, B, K = int(n_samples), int(n_features), int(hist_width), int(n_classes)
+        budget = SNAPSHOT_BYTES if snapshot_bytes is None else int(snapshot_bytes)
+        max_nodes = max_nodes_for_depth(max_depth, n)
+        self.max_depth = int(max_depth)
+        self.max_nodes = max_nodes
+        self.n_classes = K
+        self.sample_index = np.empty(n, INDEX_DTYPE)
+        self.partition_buf = np.empty(n, INDEX_DTYPE)
+        self.feature = np.full(max_nodes, -1, np.int32)
+        self.threshold = np.zeros(max_nodes, np.int32)
+        self.left = np.full(max_nodes, -1, np.int32)
+        self.right = np.full(max_nodes, -1, np.int32)
+        self.node_label = np.zeros(max_nodes, np.int32)
+        self.node_start = np.zeros(max_nodes, np.int64)
+        self.node_end = np.zeros(max_nodes, np.int64)
+        self.node_depth = np.zeros(max_nodes, np.int32)
+        self.stack = np.zeros(max_nodes, np.int32)
+        self.vote = np.zeros(n, np.int32)
+        self.n_nodes = np.zeros(1, np.int64)
+        # Phase I round data (see prepare_zero_one).
+        self.correct = np.zeros(n, np.bool_)
+        self.rank = np.zeros(n, np.int32)
+        self.s_idx = np.zeros((n, K), np.int32)
+        self.axis = np.zeros(n + 1, np.float64)
+        self.ref = np.zeros(n + 1, np.float64)
+        self.em = np.zeros(n, np.float64)
+        self.kink_pos = np.zeros((n, K), np.int32)
+        self.ew = np.zeros((n, K), np.float64)
+        # Phase I node scratch.
+        self.jpos = np.zeros(n + 2, np.int64)
+        self.ev_code = np.zeros(max(n * (2 * K - 1), 1), np.int64)
+        self.cnt = np.zeros((K, F, B), np.int32)
+        self.sa = np.zeros((K, F, B), np.float64)
+        self.sc = np.zeros((K, F, B), np.float64)
+        self.sd = np.zeros((K, F, B), np.float64)
+        self.wbin = np.zeros((F, B), np.int32)
+        self.ebin = np.zeros((F, B), np.float64)
+        self.nbin = np.zeros((F, B), np.int64)
+        self.valid = np.zeros((F, B), np.bool_)
+        self.L1 = np.zeros((F, B, K), np.int32)
+        self.L2 = np.zeros((F, B, K), np.int32)
+        self.X1 = np.zeros((F, B, K), np.float64)
+        self.X2 = np.zeros((F, B, K), np.float64)
+        self.kleft = np.zeros((F, B), np.int32)
+        self.tot = np.zeros(K, np.int64)
+        self.tsa = np.zeros(K, np.float64)
+        self.tsc = np.zeros(K, np.float64)
+        self.tsd = np.zeros(K, np.float64)
+        self.lmin = np.zeros(K, np.int64)
+        self.xs = np.zeros(K, np.float64)
+        self.lab_mark = np.zeros(K, np.bool_)
+        self.lab_list = np.zeros(K, np.int32)
+        self.acc_e = np.zeros(K, np.int64)
+        self.acc_a = np.zeros(K, np.float64)
+        self.acc_c = np.zeros(K, np.float64)
+        self.acc_d = np.zeros(K, np.float64)
+        # Snapshots of the Phase I sweep state (see _best_split_phase1), within a fixed
+        # memory budget.
+        per = K * F * B * 20 + K * 24 + 8
+        n_snap = int(max(0, min(n + 1, budget // per)))
+        self.snap_cnt = np.zeros((n_snap, K, F, B), np.int32)
+        self.snap_sc = np.zeros((n_snap, K, F, B), np.float64)
+        self.snap_sd = np.zeros((n_snap, K, F, B), np.float64)
+        self.snap_tot = np.zeros((n_snap, K), np.int64)
+        self.snap_tsc = np.zeros((n_snap, K), np.float64)
+        self.snap_tsd = np.zeros((n_snap, K), np.float64)
+        self.snap_ref = np.zeros(n_snap, np.float64)
+        # np.zeros maps pages lazily; write the large buffers once now so the first round
+        # does not pay the page faults.
+        for a in (self.s_idx, self.kink_pos, self.ew, self.ev_code, self.snap_cnt,
+                  self.snap_sc, self.snap_sd):
+            a.fill(0)
+        # Phase II scratch.
+        self.margin = np.zeros(n, np.float64)
+        self.order = np.zeros(n, INDEX_DTYPE)
+        self.binpos = np.zeros(B + 1, np.int64)
+        self.p = np.zeros(n, np.float64)
+        self.s = np.zeros(n, np.float64)
+        self.w = np.zeros(n, np.float64)
+        self.buf = np.zeros(n, np.float64)
+        self.inc = np.zeros(n, np.float64)
+        self.dec = np.zeros(n, np.float64)
+        self.jval = np.zeros(K, np.float64)
+        self.cand_f = np.zeros(F * B, np.int32)
+        self.cand_t = np.zeros(F * B, np.int32)
+        self.ubt = np.zeros(F * B, np.float64)
+        self.top_lab = np.zeros(n, np.int32)
+
+
+# ---------------------------------------------------------------------------------------------
+# Phase I: round preparation
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def prepare_zero_one(scores, y, c, unit, correct, rank, s_idx, axis, ref, em, kink_pos, ew):
+    """Per-round data of the Phase I tree search; returns R, the length of the axis.
+
+    OUT
+    correct[i]      the true label strictly has the highest score;
+    axis[0:R]       sorted distinct points {0} U {max_{l != y} a_l - a_y : i wrong}: where a
+                    wrong example turns right under its own label (the 0-1 loss of any set
+                    under any label attains its minimum over alpha > 0 at some axis[j]+);
+    ref[0:R]        the reference weight of cell j: the midpoint of (axis[j], axis[j+1]),
+                    axis[R-1] + unit for the last (unbounded) cell;
+    rank[i]         position of wrong i's point;
+    s_idx[i, k]     (i correct, k != y_i) number of axis points < a_y - a_k: from that
+                    position on, i is wrong under label k (R: never);
+    em[i]           exp(-m_i - shift), m_i = a_y - max_{l != y} a_l, shift = 2c + 1 + unit
+                    (a common factor, so every term is <= 1; see the notes);
+    kink_pos[i, k]  (k != y_i) first cell whose reference weight exceeds the kink
+                    max_{l != y} a_l - a_k of i's margin under label k (R: never);
+    ew[i, k]        exp(-(a_y - a_k) - shift): i's exponential loss under label k past its
+                    kink is ew * exp(alpha).
+    """
+    n, K = scores.shape
+    nw = 0
+    for i in range(n):
+        yi = y[i]
+        t = top_wrong(scores, i, yi)
+        ay = scores[i, yi]
+        if ay > t:
+            correct[i] = True
+        else:
+            correct[i] = False
+            axis[nw] = t - ay
+            nw += 1
+    axis[nw] = 0.0
+    vals = axis[:nw + 1]
+    vals.sort()
+    R = 0
+    for j in range(nw + 1):
+        if R == 0 or vals[j] != axis[R - 1]:
+            axis[R] = vals[j]
+            R += 1
+    for j in range(R - 1):
+        ref[j] = 0.5 * (axis[j] + axis[j + 1])
+    ref[R - 1] = axis[R - 1] + unit
+    top = axis[R - 1]
+    ax = axis[:R]
+    rf = ref[:R]
+    shift = 2.0 * c + 1.0 + unit
+    for i in range(n):
+        yi = y[i]
+        ay = scores[i, yi]
+        t = top_wrong(scores, i, yi)
+        em[i] = np.exp(-(ay - t) - shift)
+        if not correct[i]:
+            rank[i] = np.searchsorted(ax, t - ay)
+        for k in range(K):
+            if k == yi:
+                continue
+            ew[i, k] = np.exp(-(ay - scores[i, k]) - shift)
+            kink = t - scores[i, k]
+            kink_pos[i, k] = np.searchsorted(rf, kink, side="right")
+            if correct[i]:
+                v = ay - scores[i, k]
+                if v > top:
+                    s_idx[i, k] = R
+                else:
+                    s_idx[i, k] = np.searchsorted(ax, v)   # number of axis points < v
+    return R
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _exp_better(x, best):
+    """Exponential-loss tie-break: x is smaller than best beyond rounding."""
+    return x < best - EXP_TIE_REL * (abs(x) + abs(best))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lex_better(err, x, best_err, best_x):
+    """(0-1 error, exponential loss) lexicographically smaller."""
+    return err < best_err or (err == best_err and _exp_better(x, best_x))
+
+
+# ---------------------------------------------------------------------------------------------
+# Phase I: best split of one node
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _eval_sweep2(cnt, sa, sc, sd, tot, tsa, tsc, tsd, em_ref, ep_ref, n_bins, valid, kleft,
+                 L2, X2, acc_e, acc_a, acc_c, acc_d):
+    """At one position of sweep 2: the error and exponential loss of "k_left(t) on S_left,
+    k on S_right" for every threshold and label; keeps the first minimum (L2, X2)."""
+    F = cnt.shape[1]
+    K = cnt.shape[0]
+    for f in range(F):
+        for k in range(K):
+            acc_e[k] = 0
+            acc_a[k] = 0.0
+            acc_c[k] = 0.0
+            acc_d[k] = 0.0
+        for t in range(n_bins[f] - 1):
+            for k in range(K):
+                acc_e[k] += cnt[k, f, t]
+                acc_a[k] += sa[k, f, t]
+                acc_c[k] += sc[k, f, t]
+                acc_d[k] += sd[k, f, t]
+            if not valid[f, t]:
+                continue
+            kl = kleft[f, t]
+            base = acc_e[kl]
+            xbase = em_ref * acc_a[kl] + acc_c[kl] + ep_ref * acc_d[kl]
+            for k in range(K):
+                v = base + tot[k] - acc_e[k]
+                if v < L2[f, t, k]:
+                    L2[f, t, k] = v
+                    X2[f, t, k] = (xbase + em_ref * (tsa[k] - acc_a[k])
+                                   + (tsc[k] - acc_c[k])
+                                   + ep_ref * (tsd[k] - acc_d[k]))
+
+
+
+
+@njit(cache=True, nogil=True)
+def _best_split_phase1(X, sample_index, start, end, n_bins, y, correct, rank, s_idx, R, ref,
+                       em, kink_pos, ew, jpos, ev_code, cnt, sa, sc, sd, wbin, ebin, nbin,
+                       valid, L1, L2, X1, X2, kleft, tot, tsa, tsc, tsd, lmin, xs, lab_mark,
+                       lab_list, acc_e, acc_a, acc_c, acc_d, snap_cnt, snap_sc, snap_sd,
+                       snap_tot, snap_tsc, snap_tsd, snap_ref):
+    """Best split of node S = sample_index[start:end] for the 0-1 loss (Alg. 1.2 lines 4-13).
+
+    Returns (found, feature, threshold, k_left, k_right, k_single), k_single being the best
+    single label of the whole node (used when the root cannot be split).
+
+    Every candidate ("label k on X", or the pair of labels of a split on S) is ranked by its
+    minimum 0-1 error over alpha > 0 and, on ties, by its exponential loss (DirectBoost Alg. 1
+    line 13) at the reference weight ref[j*] of the cell where that minimum is first attained.
+    E_{X,k}(j) — the errors at alpha = axis[j]+ — and the exponential loss at ref[j]
+    (e^{-ref} A + C + e^{ref} D: A sums em over examples of class k, C em over those before
+    their kink, D ew past it) are kept per (label, feature, bin) while the events are swept in
+    axis order: a wrong example starts counted under every label and its one event (rank[i],
+    label y_i) uncounts it; a correct example is counted under label k from s_idx[i, k] on; a
+    kink moves an example from C to D. Sweep 1 takes the first minimum over j of every prefix
+    (bins <= t) for every label (line 7: L1, X1) — a minimum can only appear where a wrong
+    example of that label turned right, so only those labels are re-examined there. Sweep 2
+    does the same for "k_left(t) on S_left, k on S_right" over S (line 9: L2, X2).
+    """
+    F = X.shape[1]
+    K = cnt.shape[0]
+    B = cnt.shape[2]
+    nS = end - start
+    for f in range(F):
+        for b in range(B):
+            nbin[f, b] = 0
+            wbin[f, b] = 0
+            ebin[f, b] = 0.0
+    for k in range(K):
+        for f in range(F):
+            for b in range(B):
+                sa[k, f, b] = 0.0
+    n_wrong = 0
+    em_tot = 0.0
+    for q in range(start, end):
+        i = sample_index[q]
+        wi = 0 if correct[i] else 1
+        n_wrong += wi
+        e = em[i]
+        em_tot += e
+        yi = y[i]
+        for f in range(F):
+            b = X[i, f]
+            nbin[f, b] += 1
+            wbin[f, b] += wi
+            ebin[f, b] += e
+            sa[yi, f, b] += e
+    # Valid thresholds: the bin is non-empty (else the same partition as the threshold
+    # before) and both sides are non-empty (line 6).
+    any_valid = False
+    for f in range(F):
+        acc = 0
+        for b in range(B):
+            valid[f, b] = False
+        for t in range(n_bins[f] - 1):
+            acc += nbin[f, t]
+            if nbin[f, t] > 0 and acc < nS:
+                valid[f, t] = True
+                any_valid = True
+
+    # Counting sort of the events by axis position. Code = (i K + k) 2 + kind
+    # (kind 0: 0-1 event, 1: kink).
+    for j in range(R + 1):
+        jpos[j] = 0
+    for q in range(start, end):
+        i = sample_index[q]
+        yi = y[i]
+        if not correct[i]:
+            jpos[rank[i] + 1] += 1
+        for k in range(K):
+            if k == yi:
+                continue
+            if correct[i] and s_idx[i, k] < R:
+                jpos[s_idx[i, k] + 1] += 1
+            if kink_pos[i, k] < R:
+                jpos[kink_pos[i, k] + 1] += 1
+    for j in range(1, R + 1):
+        jpos[j] += jpos[j - 1]
+    for q in range(start, end):
+        i = sample_index[q]
+        yi = y[i]
+        if not correct[i]:
+            j = rank[i]
+            ev_code[jpos[j]] = (np.int64(i) * K + yi) * 2
+            jpos[j] += 1
+        for k in range(K):
+            if k == yi:
+                continue
+            if correct[i] and s_idx[i, k] < R:
+                j = s_idx[i, k]
+                ev_code[jpos[j]] = (np.int64(i) * K + k) * 2
+                jpos[j] += 1
+            if kink_pos[i, k] < R:
+                j = kink_pos[i, k]
+                ev_code[jpos[j]] = (np.int64(i) * K + k) * 2 + 1
+                jpos[j] += 1
+    # Now bucket j is ev_code[jpos[j-1] : jpos[j]] (jpos[-1] := 0).
+
+    # Sweep 2 replays every event, unless the states at the positions where it evaluates
+    # (0 and every position where a wrong example turns right) fit the snapshot buffers and
+    # copying them is cheaper than the replay.
+    n_drop = 0
+    for j in range(R):
+        if j == 0:
+            n_drop += 1
+            continue
+        a = jpos[j - 1]
+        e = jpos[j]
+        for q in range(a, e):
+            code = ev_code[q]
+            if code & 1 == 0:
+                i = (code >> 1) // K
+                if not correct[i]:
+                    n_drop += 1
+                    break
+    n_events = jpos[R - 1]
+    use_snap = (n_drop <= snap_cnt.shape[0]
+                and n_drop * K * F * B * 3 < n_events * F)
+    n_snap = 0
+
+    for sweep in range(2):
+        # Reset the per-(label, feature, bin) state to "before position 0".
+        for k in range(K):
+            tot[k] = n_wrong
+            tsa[k] = 0.0
+            lab_mark[k] = False
+            for f in range(F):
+                for b in range(B):
+                    cnt[k, f, b] = wbin[f, b]
+                    sc[k, f, b] = ebin[f, b] - sa[k, f, b]
+                    sd[k, f, b] = 0.0
+                    if sweep == 0:
+                        L1[f, b, k] = _BIG
+                    else:
+                        L2[f, b, k] = _BIG
+            for b in range(B):
+                tsa[k] += sa[k, 0, b]
+            tsc[k] = em_tot - tsa[k]
+            tsd[k] = 0.0
+            if sweep == 0:
+                lmin[k] = n_wrong + 1
+                xs[k] = INF
+        for j in range(R):
+            a = 0 if j == 0 else jpos[j - 1]
+            e = jpos[j]
+            n_lab = 0
+            drop = j == 0
+            if j == 0 and sweep == 0:
+                for k in range(K):
+                    lab_mark[k] = True
+                    lab_list[n_lab] = k
+                    n_lab += 1
+            for q in range(a, e):
+                code = ev_code[q]
+                kind = code & 1
+                ik = code >> 1
+                i = ik // K
+                k = ik - i * K
+                if kind == 1:
+                    mv = em[i]
+                    dv = ew[i, k]
+                    tsc[k] -= mv
+                    tsd[k] += dv
+                    for f in range(F):
+                        b = X[i, f]
+                        sc[k, f, b] -= mv
+                        sd[k, f, b] += dv
+                    continue
+                d = 1 if correct[i] else -1
+                tot[k] += d
+                for f in range(F):
+                    cnt[k, f, X[i, f]] += d
+                if d < 0:
+                    drop = True
+                    if sweep == 0 and not lab_mark[k]:
+                        lab_mark[k] = True
+                        lab_list[n_lab] = k
+                        n_lab += 1
+            if not drop:
+                continue   # no error decreased here: no new first minimum
+            em_ref = np.exp(-ref[j])
+            ep_ref = np.exp(ref[j])
+            if sweep == 0:
+                for li in range(n_lab):
+                    k = lab_list[li]
+                    lab_mark[k] = False
+                    if tot[k] < lmin[k]:
+                        lmin[k] = tot[k]
+                        xs[k] = em_ref * tsa[k] + tsc[k] + ep_ref * tsd[k]
+                    if not any_valid:
+                        continue
+                    for f in range(F):
+                        ce = 0
+                        ca = 0.0
+                        cc = 0.0
+                        cd = 0.0
+                        for t in range(n_bins[f] - 1):
+                            ce += cnt[k, f, t]
+                            ca += sa[k, f, t]
+                            cc += sc[k, f, t]
+                            cd += sd[k, f, t]
+                            if ce < L1[f, t, k]:
+                                L1[f, t, k] = ce
+                                X1[f, t, k] = em_ref * ca + cc + ep_ref * cd
+            else:
+                _eval_sweep2(cnt, sa, sc, sd, tot, tsa, tsc, tsd, em_ref, ep_ref, n_bins,
+                             valid, kleft, L2, X2, acc_e, acc_a, acc_c, acc_d)
+            if sweep == 0 and use_snap:
+                # Snapshot the state at this position for sweep 2 (no replay then).
+                snap_ref[n_snap] = ref[j]
+                for k in range(K):
+                    snap_tot[n_snap, k] = tot[k]
+                    snap_tsc[n_snap, k] = tsc[k]
+                    snap_tsd[n_snap, k] = tsd[k]
+                    for f in range(F):
+                        for b in range(B):
+                            snap_cnt[n_snap, k, f, b] = cnt[k, f, b]
+                            snap_sc[n_snap, k, f, b] = sc[k, f, b]
+                            snap_sd[n_snap, k, f, b] = sd[k, f, b]
+                n_snap += 1
+        if sweep == 0:
+            if not any_valid:
+                break
+            # Line 7: the left label of every threshold.
+            for f in range(F):
+                for t in range(n_bins[f] - 1):
+                    best_k = 0
+                    for k in range(1, K):
+                        if _lex_better(L1[f, t, k], X1[f, t, k], L1[f, t, best_k],
+                                       X1[f, t, best_k]):
+                            best_k = k
+                    kleft[f, t] = best_k
+            if use_snap:
+                for f in range(F):
+                    for b in range(B):
+                        for k in range(K):
+                            L2[f, b, k] = _BIG
+                for q in range(n_snap):
+                    _eval_sweep2(snap_cnt[q], sa, snap_sc[q], snap_sd[q], snap_tot[q], tsa,
+                                 snap_tsc[q], snap_tsd[q], np.exp(-snap_ref[q]),
+                                 np.exp(snap_ref[q]), n_bins, valid, kleft, L2, X2, acc_e,
+                                 acc_a, acc_c, acc_d)
+                break
+
+    k_single = 0
+    for k in range(1, K):
+        if _lex_better(lmin[k], xs[k], lmin[k_single], xs[k_single]):
+            k_single = k
+    if not any_valid:
+        return False, -1, -1, k_single, k_single, k_single
+
+    # Lines 9 and 13: the right label and the split of minimum 0-1 loss.
+    found = False
+    best_e = _BIG
+    best_x = INF
+    bf = -1
+    bt = -1
+    bkl = 0
+    bkr = 0
+    for f in range(F):
+        for t in range(n_bins[f] - 1):
+            if not valid[f, t]:
+                continue
+            kr = 0
+            for k in range(1, K):
+                if _lex_better(L2[f, t, k], X2[f, t, k], L2[f, t, kr], X2[f, t, kr]):
+                    kr = k
+            if not found or _lex_better(L2[f, t, kr], X2[f, t, kr], best_e, best_x):
+                found = True
+                best_e = L2[f, t, kr]
+                best_x = X2[f, t, kr]
+                bf = f
+                bt = t
+                bkl = kleft[f, t]
+                bkr = kr
+    return True, bf, bt, bkl, bkr, k_single
+
+
+# ---------------------------------------------------------------------------------------------
+# Phase II: best split of one node
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _objective_max(scores, y, margin, order, lo_a, hi_a, lab_a, lo_b, hi_b, lab_b, c, nprime,
+                   hi, objective, constrain, eps, p, s, w, buf, inc, dec):
+    """Exact maximum over alpha in [0, hi] of the margin objective of the examples
+    order[lo_a:hi_a] voted lab_a and order[lo_b:hi_b] voted lab_b, with n' capped at their
+    number. constrain: also stop where a currently-right example would turn wrong
+    (DirectBoost_avg's zero-error region). Returns (maximum, objective at alpha = eps) — the
+    second ranks candidates whose maxima tie (typically all at alpha = 0, a corner), by the
+    objective after the epsilon-relaxed step such a round takes (eps = 0: not used)."""
+    L = 0
+    d = hi
+    for part in range(2):
+        lo = lo_a if part == 0 else lo_b
+        hi_p = hi_a if part == 0 else hi_b
+        lab = lab_a if part == 0 else lab_b
+        for q in range(lo, hi_p):
+            i = order[q]
+            pi, si, wi = piece_terms(scores, i, y[i], lab, margin[i])
+            p[L] = pi
+            s[L] = si
+            w[L] = wi
+            if constrain and si == 0.0 and pi > 0.0 and wi < d:
+                d = wi
+            L += 1
+    k = nprime if nprime < L else L
+    if objective == OBJ_BOTTOM_AVG:
+        _, v = max_bottom_avg_exact(p, s, w, L, k, c, d, buf)
+        v_eps = 0.0
+        if eps > 0.0:
+            v_eps = bottom_avg_value(p, s, w, L, k, c, eps, buf)
+        return v, v_eps
+    # OBJ_ORDER (binary: increasing lines s = 1, decreasing lines w - alpha with w = p).
+    n_inc = 0
+    n_dec = 0
+    for q in range(L):
+        if s[q] > 0.5:
+            inc[n_inc] = p[q]
+            n_inc += 1
+        else:
+            dec[n_dec] = w[q] if w[q] < p[q] else p[q]
+            n_dec += 1
+    inc[:n_inc].sort()
+    dec[:n_dec].sort()
+    _, v = max_order_margin_exact(inc, n_inc, dec, n_dec, k, c, d)
+    v_eps = 0.0
+    if eps > 0.0:
+        v_eps = order_margin_value(inc, n_inc, dec, n_dec, k, c, eps)
+    return v, v_eps
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _better(v, v_eps, best, best_eps):
+    """(maximum, objective after a relaxed step) lexicographically larger, beyond rounding."""
+    tol = OBJ_TIE_EPS * (1.0 + abs(best))
+    if v > best + tol:
+        return True
+    if v < best - tol:
+        return False
+    return v_eps > best_eps + OBJ_TIE_EPS * (1.0 + abs(best_eps))
+
+
+@njit(cache=True, nogil=True)
+def _best_split_phase2(X, sample_index, start, end, n_bins, y, scores, margin, c, nprime, hi,
+                       objective, constrain, eps, order, binpos, nbin, p, s, w, buf, inc, dec,
+                       jval, need_single):
+    """Best split of node S for the Phase II margin objective (maximised); same lines of
+    Alg. 1.2 as ``_best_split_phase1`` with the exact margin line search. Returns
+    (found, feature, threshold, k_left, k_right, score, k_single)."""
+    F = X.shape[1]
+    K = jval.shape[0]
+    B = binpos.shape[0] - 1
+    nS = end - start
+    # Best single label of the whole node (needed when the root cannot be split).
+    k_single = 0
+    if need_single:
+        for q in range(nS):
+            order[q] = sample_index[start + q]
+        best_single = -INF
+        best_single_eps = -INF
+        for k in range(K):
+            v, ve = _objective_max(scores, y, margin, order, 0, nS, k, 0, 0, k, c, nprime, hi,
+                                   objective, constrain, eps, p, s, w, buf, inc, dec)
+            if k == 0 or _better(v, ve, best_single, best_single_eps):
+                best_single = v
+                best_single_eps = ve
+                k_single = k
+    found = False
+    best = -INF
+    best_eps = -INF
+    bf = -1
+    bt = -1
+    bkl = 0
+    bkr = 0
+    for f in range(F):
+        # Counting sort of the node's samples by their bin of feature f (stable).
+        for b in range(B + 1):
+            binpos[b] = 0
+        for q in range(start, end):
+            binpos[X[sample_index[q], f] + 1] += 1
+        for b in range(B):
+            nbin[f, b] = binpos[b + 1]
+        for b in range(1, B + 1):
+            binpos[b] += binpos[b - 1]
+        for q in range(start, end):
+            i = sample_index[q]
+            b = X[i, f]
+            order[binpos[b]] = i
+            binpos[b] += 1
+        # Now binpos[b] = end of bin b in order[]; S_left(t) = order[0:binpos[t]].
+        for t in range(n_bins[f] - 1):
+            nl = binpos[t]
+            if nbin[f, t] == 0 or nl >= nS:
+                continue
+            # Line 7: label of S_left, its examples only.
+            kl = 0
+            kl_v = -INF
+            kl_e = -INF
+            for k in range(K):
+                v, ve = _objective_max(scores, y, margin, order, 0, nl, k, 0, 0, k, c,
+                                       nprime, hi, objective, constrain, eps, p, s, w, buf,
+                                       inc, dec)
+                if k == 0 or _better(v, ve, kl_v, kl_e):
+                    kl_v = v
+                    kl_e = ve
+                    kl = k
+            # Line 9: label of S_right with S_left's fixed, over all of S.
+            kr = 0
+            kr_v = -INF
+            kr_e = -INF
+            for k in range(K):
+                v, ve = _objective_max(scores, y, margin, order, 0, nl, kl, nl, nS, k, c,
+                                       nprime, hi, objective, constrain, eps, p, s, w, buf,
+                                       inc, dec)
+                if k == 0 or _better(v, ve, kr_v, kr_e):
+                    kr_v = v
+                    kr_e = ve
+                    kr = k
+            # Line 13: the split of maximum objective.
+            if not found or _better(kr_v, kr_e, best, best_eps):
+                found = True
+                best = kr_v
+                best_eps = kr_e
+                bf = f
+                bt = t
+                bkl = kl
+                bkr = kr
+    return found, bf, bt, bkl, bkr, k_single
+
+
+# ---------------------------------------------------------------------------------------------
+# Phase II, bottom-n' average: the fast node search
+# ---------------------------------------------------------------------------------------------
+#
+# Same result as ``_best_split_phase2`` (and its brute-force twin), obtained with far fewer
+# passes over the data:
+#
+# * the node's samples are sorted by margin once; an example can be among the n' smallest
+#   numerators at alpha only if m_i <= v0 + 2 alpha (v0: the n'-th smallest margin of the set;
+#   numerators move at most alpha), so every evaluation scans a prefix of that order;
+# * the maximiser is bracketed by doubling from a small alpha instead of starting at 2c + 1, so
+#   the evaluations happen where those prefixes are short;
+# * by concavity S(alpha) <= S(0) + S'(0+) alpha, so a candidate's maximum is at most
+#   max(g(0), S'(0+)/n'); candidates are examined best bound first and dropped when the bound
+#   cannot beat the best value found (ties are never dropped), and the epsilon-step objective
+#   of the tie-break is computed only for ties.
+
+MODE_LEFT = 0      # members: bin <= t, voted label a
+MODE_SPLIT = 1     # members: all, voted a (bin <= t) or b
+MODE_ALL = 2       # members: all, voted a
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _m_less(margin, a, b):
+    ma = margin[a]
+    mb = margin[b]
+    return ma < mb or (ma == mb and a < b)
+
+
+@njit(cache=True, nogil=True)
+def _sort_by_margin(margin, idx, L):
+    """Sort idx[0:L] by (margin, index) in place (heapsort: no allocation, deterministic)."""
+    # Build a max-heap.
+    for start in range(L // 2 - 1, -1, -1):
+        root = start
+        while True:
+            child = 2 * root + 1
+            if child >= L:
+                break
+            if child + 1 < L and _m_less(margin, idx[child], idx[child + 1]):
+                child += 1
+            if _m_less(margin, idx[root], idx[child]):
+                tmp = idx[root]
+                idx[root] = idx[child]
+                idx[child] = tmp
+                root = child
+            else:
+                break
+    for end in range(L - 1, 0, -1):
+        tmp = idx[0]
+        idx[0] = idx[end]
+        idx[end] = tmp
+        root = 0
+        while True:
+            child = 2 * root + 1
+            if child >= end:
+                break
+            if child + 1 < end and _m_less(margin, idx[child], idx[child + 1]):
+                child += 1
+            if _m_less(margin, idx[root], idx[child]):
+                tmp = idx[root]
+                idx[root] = idx[child]
+                idx[child] = tmp
+                root = child
+            else:
+                break
+
+
+@njit(cache=True, nogil=True)
+def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, alpha, side,
+          nbuf, sbuf, tmp):
+    """S(alpha) and its one-sided slope for a candidate, scanning the margin-sorted prefix
+    that can hold its kcap smallest numerators. Returns (S, slope)."""
+    cnt = 0
+    seen = 0
+    bound = INF
+    for q in range(L):
+        i = order_m[q]
+        mi = margin[i]
+        if mi > bound:
+            break
+        if mode == MODE_LEFT:
+            if X[i, f] > t:
+                continue
+            lab = lab_a
+        elif mode == MODE_SPLIT:
+            lab = lab_a if X[i, f] <= t else lab_b
+        else:
+            lab = lab_a
+        pi, si, wi = piece_terms(scores, i, y[i], lab, mi)
+        v = numerator(pi, si, wi, alpha)
+        nbuf[cnt] = v
+        tmp[cnt] = v
+        if side > 0:
+            sbuf[cnt] = right_slope(pi, si, wi, alpha)
+        else:
+            sbuf[cnt] = left_slope(pi, si, wi, alpha)
+        cnt += 1
+        seen += 1
+        if seen == kcap:
+            bound = mi + 2.0 * alpha
+    vk = _select_kth(tmp, cnt, kcap - 1)
+    total = 0.0
+    slope = 0.0
+    n_less = 0
+    t_m1 = 0
+    t_0 = 0
+    t_p1 = 0
+    for q in range(cnt):
+        v = nbuf[q]
+        sl = sbuf[q]
+        if v < vk:
+            total += v
+            slope += sl
+            n_less += 1
+        elif v == vk:
+            if sl < -0.5:
+                t_m1 += 1
+            elif sl < 0.5:
+                t_0 += 1
+            else:
+                t_p1 += 1
+    need = kcap - n_less
+    total += need * vk
+    if side > 0:
+        take = min(need, t_m1)
+        slope -= take
+        need -= take
+        take = min(need, t_0)
+        need -= take
+        slope += need
+    else:
+        take = min(need, t_p1)
+        slope += take
+        need -= take
+        take = min(need, t_0)
+        need -= take
+        slope -= need
+    return total, slope
+
+
+@njit(cache=True, nogil=True)
+def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, c, hi, S0, Q0,
+              double, nbuf, sbuf, tmp):
+    """Exact maximum of g over [0, hi] for a candidate that rises at 0 (right slope Q0 at
+    S(0) = S0): bracket by doubling, then intersect the pieces of S at the bracket's ends
+    (as ``line_search.max_bottom_avg_exact``). Returns the maximum."""
+    a0 = 0.0
+    P0 = S0
+    q0 = Q0
+    a = hi / 1024.0 if double else hi
+    while True:
+        if a >= hi:
+            a = hi
+            Sl, Ql = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap,
+                           hi, -1, nbuf, sbuf, tmp)
+            if _rising(Sl, Ql, kcap, c, hi):
+                return Sl / (kcap * (c + hi))
+            a1 = hi
+            P1 = Sl - Ql * hi
+            q1 = Ql
+            break
+        Sr, Qr = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, a, 1,
+                       nbuf, sbuf, tmp)
+        if _rising(Sr, Qr, kcap, c, a):
+            a0 = a
+            P0 = Sr - Qr * a
+            q0 = Qr
+            a = 2.0 * a
+            continue
+        Sl, Ql = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, a,
+                       -1, nbuf, sbuf, tmp)
+        if _rising(Sl, Ql, kcap, c, a):
+            return Sr / (kcap * (c + a))
+        a1 = a
+        P1 = Sl - Ql * a
+        q1 = Ql
+        break
+    for _ in range(4 * L + 64):
+        if q0 <= q1:
+            break
+        x = (P1 - P0) / (q0 - q1)
+        if x <= a0 or x >= a1:
+            x = a0 if x <= a0 else a1
+            Sx, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, x,
+                          1, nbuf, sbuf, tmp)
+            return Sx / (kcap * (c + x))
+        Sl, Ql = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, x, -1,
+                       nbuf, sbuf, tmp)
+        Sr, Qr = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, x, 1,
+                       nbuf, sbuf, tmp)
+        if Ql == q0 and Qr == q1:
+            return Sr / (kcap * (c + x))
+        if _rising(Sr, Qr, kcap, c, x):
+            a0 = x
+            P0 = Sr - Qr * x
+            q0 = Qr
+        elif _rising(Sl, Ql, kcap, c, x):
+            return Sr / (kcap * (c + x))
+        else:
+            a1 = x
+            P1 = Sl - Ql * x
+            q1 = Ql
+    Sa, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, a0, 1, nbuf,
+                  sbuf, tmp)
+    Sb, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, a1, 1, nbuf,
+                  sbuf, tmp)
+    ga = Sa / (kcap * (c + a0))
+    gb = Sb / (kcap * (c + a1))
+    return ga if ga >= gb else gb
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tie(v, best):
+    return abs(v - best) <= OBJ_TIE_EPS * (1.0 + abs(best))
+
+
+@njit(cache=True, nogil=True)
+def top_labels(scores, y, out):
+    """out[i] = the best incorrect label of i when unique, -1 when several tie."""
+    n, K = scores.shape
+    for i in range(n):
+        t = top_wrong(scores, i, y[i])
+        lab = -1
+        for k in range(K):
+            if k != y[i] and scores[i, k] == t:
+                lab = k if lab == -1 else -2
+        out[i] = lab if lab >= 0 else -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_slopes0(scores, y, margin, top_lab, i, arr, w):
+    """arr[k] += w * (right slope at alpha = 0 of i's numerator under label k), for every k:
+    +1 for k = y_i, -1 for a best incorrect label of i, 0 otherwise."""
+    yi = y[i]
+    arr[yi] += w
+    tl = top_lab[i]
+    if tl >= 0:
+        arr[tl] -= w
+    else:
+        t = scores[i, yi] - margin[i]
+        for k in range(arr.shape[0]):
+            if k != yi and scores[i, k] == t:
+                arr[k] -= w
+
+
+@njit(cache=True, nogil=True)
+def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, top_lab, kcap,
+                    jQ0, vstrict, vp1, vm1):
+    """S(0) and S'(0+) of every label of a candidate family in one pass (at alpha = 0 every
+    numerator is the margin, so the bottom set is the kcap smallest margins; the labels only
+    change the slopes, and among margins tied at the kcap-th value the smallest slopes count).
+    Writes jQ0[k]; returns (S(0), length of the margin-ordered prefix read)."""
+    K = jQ0.shape[0]
+    for k in range(K):
+        vstrict[k] = 0.0
+        vp1[k] = 0.0
+        vm1[k] = 0.0
+    fixed_strict = 0.0
+    f_p1 = 0
+    f_m1 = 0
+    f_0 = 0
+    n_var_tie = 0
+    seen = 0
+    S0 = 0.0
+    v0 = INF
+    n_strict = 0
+    for q in range(L):
+        i = order_m[q]
+        mi = margin[i]
+        if seen >= kcap and mi > v0:
+            break
+        if mode == MODE_LEFT and X[i, f] > t:
+            continue
+        if seen < kcap:
+            S0 += mi
+        seen += 1
+        if seen == kcap:
+            v0 = mi
+    # Second pass over the same prefix: strict part (m < v0) and ties (m == v0).
+    seen = 0
+    read = L
+    for q in range(L):
+        i = order_m[q]
+        mi = margin[i]
+        if mi > v0:
+            read = q
+            break
+        if mode == MODE_LEFT and X[i, f] > t:
+            continue
+        fixed = mode == MODE_SPLIT and X[i, f] <= t
+        if mi < v0:
+            n_strict += 1
+            if fixed:
+                sl = 0.0
+                yi = y[i]
+                if lab_fixed == yi:
+                    sl = 1.0
+                elif scores[i, lab_fixed] == scores[i, yi] - mi:
+                    sl = -1.0
+                fixed_strict += sl
+            else:
+                _add_slopes0(scores, y, margin, top_lab, i, vstrict, 1.0)
+        else:
+            if fixed:
+                yi = y[i]
+                if lab_fixed == yi:
+                    f_p1 += 1
+                elif scores[i, lab_fixed] == scores[i, yi] - mi:
+                    f_m1 += 1
+                else:
+                    f_0 += 1
+            else:
+                n_var_tie += 1
+                vp1[y[i]] += 1.0
+                tl = top_lab[i]
+                if tl >= 0:
+                    vm1[tl] += 1.0
+                else:
+                    tv = scores[i, y[i]] - mi
+                    for k in range(K):
+                        if k != y[i] and scores[i, k] == tv:
+                            vm1[k] += 1.0
+    need0 = kcap - n_strict
+    for k in range(K):
+        m1 = f_m1 + vm1[k]
+        z = f_0 + (n_var_tie - vp1[k] - vm1[k])   # the remaining tied slopes are +1
+        need = need0
+        slope = fixed_strict + vstrict[k]
+        take = min(need, m1)
+        slope -= take
+        need -= take
+        take = min(need, z)
+        need -= take
+        slope += need          # the rest are +1 slopes
+        jQ0[k] = slope
+    return S0, read
+
+
+@njit(cache=True, nogil=True)
+def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, kcap, acc, cnt):
+    """acc[k] = sum of w - 0 over the first kcap members (in margin order) voted a wrong label
+    under label k (+inf when fewer exist): S(alpha) <= acc[k] - kcap alpha for every alpha,
+    since such a member's numerator is at most w - alpha. One pass for all labels."""
+    K = acc.shape[0]
+    for k in range(K):
+        acc[k] = 0.0
+        cnt[k] = 0
+    n_full = 0
+    for q in range(L):
+        if n_full >= K:
+            break
+        i = order_m[q]
+        if mode == MODE_LEFT and X[i, f] > t:
+            continue
+        yi = y[i]
+        ay = scores[i, yi]
+        if mode == MODE_SPLIT and X[i, f] <= t:
+            # Voted lab_fixed for every label k: counts for all labels still filling.
+            if lab_fixed != yi:
+                wv = ay - scores[i, lab_fixed]
+                for k in range(K):
+                    if cnt[k] < kcap:
+                        acc[k] += wv
+                        cnt[k] += 1
+                        if cnt[k] == kcap:
+                            n_full += 1
+            continue
+        for k in range(K):
+            if k != yi and cnt[k] < kcap:
+                acc[k] += ay - scores[i, k]
+                cnt[k] += 1
+                if cnt[k] == kcap:
+                    n_full += 1
+    for k in range(K):
+        if cnt[k] < kcap:
+            acc[k] = INF
+
+
+@njit(cache=True, nogil=True)
+def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, top_lab, kcap, c, hi,
+                eps, floor, K, nbuf, sbuf, tmp, jS0, jQ0, jval, jeps, jdone):
+    """Best label (max of g; ties: larger g(eps), then the lower label) of a candidate family:
+    mode MODE_LEFT ("k on S_left(t)"), MODE_SPLIT ("lab_fixed on S_left, k on S_right") or
+    MODE_ALL ("k on S"). Labels whose bound cannot reach max(floor, best) are skipped; when all
+    are skipped returns (-1, -inf, -inf). Returns (label, value, value at eps)."""
+    S0, read = _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin,
+                               top_lab, kcap, jQ0, jval, jeps, jS0)
+    # Bracketing by doubling pays when the relevant prefix is short; when it already holds
+    # most of the set (e.g. many tied margins), start from the whole range.
+    double = 4 * read < L
+    # Second concave bound per label (see _falling_bounds); the label's maximum is at most the
+    # ratio where the tangent at 0 meets it. Stored in jval (upper bounds of rising labels).
+    _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, kcap, jeps,
+                    jS0)
+    g0 = S0 / (kcap * c)               # the same set for every label: the same g(0)
+    for k in range(K):
+        jdone[k] = False
+        ub = jQ0[k] / kcap
+        A = jeps[k]
+        jS0[k] = -1.0                   # where the bound is reached (-1: not an intersection)
+        if A < INF:
+            den = jQ0[k] + kcap
+            x = (A - S0) / den if den > 0.0 else -1.0
+            ub2 = (A if A < S0 else S0) / (kcap * c)
+            if x > 0.0:
+                v = (S0 + jQ0[k] * x) / (kcap * (c + x))
+                if v > ub2:
+                    ub2 = v
+                    if v < ub:
+                        jS0[k] = x
+            if ub2 < ub:
+                ub = ub2
+        jval[k] = ub + 1e-9 * (1.0 + abs(ub))
+    best_k = -1
+    best_v = -INF
+    best_e = -INF
+    for _ in range(K):
+        # The label with the largest bound not examined yet (lowest label on ties).
+        kk = -1
+        ub_k = -INF
+        for k in range(K):
+            if jdone[k]:
+                continue
+            if _rising(S0, jQ0[k], kcap, c, 0.0):
+                ub = jval[k]
+                if ub < g0:
+                    ub = g0
+            else:
+                ub = g0
+            if kk < 0 or ub > ub_k:
+                kk = k
+                ub_k = ub
+        jdone[kk] = True
+        ref_v = best_v if best_v > floor else floor
+        if ub_k < ref_v - OBJ_TIE_EPS * (1.0 + abs(ref_v)):
+            break                       # no remaining label can reach the reference
+        la = kk if mode != MODE_SPLIT else lab_fixed
+        if _rising(S0, jQ0[kk], kcap, c, 0.0):
+            v = -INF
+            x = jS0[kk]
+            if 0.0 < x < hi:
+                # If S reaches the tangent at 0 at the bounds' intersection x, g(x) is the
+                # bound, hence the maximum (up to rounding: then the exact search decides).
+                Sx, _ = _scan(order_m, L, X, f, t, la, kk, mode, scores, y, margin, kcap, x,
+                              1, nbuf, sbuf, tmp)
+                lx = S0 + jQ0[kk] * x
+                if abs(Sx - lx) <= 1e-12 * (1.0 + abs(lx)):
+                    v = Sx / (kcap * (c + x))
+            if v == -INF:
+                v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, margin, kcap, c,
+                              hi, S0, jQ0[kk], double, nbuf, sbuf, tmp)
+        else:
+            v = g0                      # a corner: the maximum is at alpha = 0
+        e = -INF
+        if best_k < 0:
+            take = True
+        elif _tie(v, best_v):
+            take = False
+            if eps > 0.0:
+                if best_e == -INF:
+                    bl = best_k if mode != MODE_SPLIT else lab_fixed
+                    Sb, _ = _scan(order_m, L, X, f, t, bl, best_k, mode, scores, y, margin,
+                                  kcap, eps, 1, nbuf, sbuf, tmp)
+                    best_e = Sb / (kcap * (c + eps))
+                Se, _ = _scan(order_m, L, X, f, t, la, kk, mode, scores, y, margin, kcap, eps,
+                              1, nbuf, sbuf, tmp)
+                e = Se / (kcap * (c + eps))
+                if e > best_e + OBJ_TIE_EPS * (1.0 + abs(best_e)):
+                    take = True
+                elif abs(e - best_e) <= OBJ_TIE_EPS * (1.0 + abs(best_e)) and kk < best_k:
+                    take = True
+            elif kk < best_k:
+                take = True
+        else:
+            take = v > best_v
+        if take:
+            best_k = kk
+            best_v = v
+            best_e = e
+    return best_k, best_v, best_e
+
+
+@njit(cache=True, nogil=True)
+def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, margin, top_lab, c,
+                            nprime, hi, eps, need_single, order_m, nbuf, sbuf, tmp, nbin, valid,
+                            qbin, tbin, ubt, cand_f, cand_t, jS0, jQ0, jval, jeps, jdone):
+    """``_best_split_phase2`` for the bottom-n' average, unconstrained (see above)."""
+    F = X.shape[1]
+    K = jS0.shape[0]
+    B = nbin.shape[1]
+    nS = end - start
+    for q in range(nS):
+        order_m[q] = sample_index[start + q]
+    _sort_by_margin(margin, order_m, nS)
+    kS = nprime if nprime < nS else nS
+    k_single = 0
+    if need_single:
+        k_single, _, _ = _pick_label(order_m, nS, X, 0, 0, 0, MODE_ALL, scores, y, margin,
+                                     top_lab, kS, c, hi, eps, -INF, K, nbuf, sbuf, tmp, jS0,
+                                     jQ0, jval, jeps, jdone)
+    # Valid thresholds.
+    for f in range(F):
+        for b in range(B):
+            nbin[f, b] = 0
+    for q in range(nS):
+        i = order_m[q]
+        for f in range(F):
+            nbin[f, X[i, f]] += 1
+    n_cand = 0
+    for f in range(F):
+        acc = 0
+        for b in range(B):
+            valid[f, b] = False
+        for t in range(n_bins[f] - 1):
+            acc += nbin[f, t]
+            if nbin[f, t] > 0 and acc < nS:
+                valid[f, t] = True
+                cand_f[n_cand] = f
+                cand_t[n_cand] = t
+                n_cand += 1
+    if n_cand == 0:
+        return False, -1, -1, 0, 0, k_single
+    # g_S(0) and the slopes at 0+ of the bottom set's strict part (margins < v0), per label,
+    # feature and bin: they bound every split candidate of this node.
+    v0 = margin[order_m[kS - 1]]
+    S0 = 0.0
+    for q in range(kS):
+        S0 += margin[order_m[q]]
+    gS0 = S0 / (kS * c)
+    # Per (label, feature, bin): slopes at 0+ summed over the strict part (qbin) and over
+    # the examples tied at v0 (tbin). The tie slots take the smallest slopes, whose sum is at
+    # most need x (mean slope of the tied examples).
+    for k in range(K):
+        for f in range(F):
+            for b in range(B):
+                qbin[k, f, b] = 0.0
+                tbin[k, f, b] = 0.0
+    n_strict = 0
+    n_tie = 0
+    for q in range(nS):
+        i = order_m[q]
+        mi = margin[i]
+        if mi > v0:
+            break
+        for k in range(K):
+            jval[k] = 0.0
+        _add_slopes0(scores, y, margin, top_lab, i, jval, 1.0)
+        if mi < v0:
+            n_strict += 1
+            arr = qbin
+        else:
+            n_tie += 1
+            arr = tbin
+        for k in range(K):
+            sl = jval[k]
+            if sl != 0.0:
+                for f in range(F):
+                    arr[k, f, X[i, f]] += sl
+    need = kS - n_strict
+    wt = need / n_tie
+    for ci in range(n_cand):
+        f = cand_f[ci]
+        t = cand_t[ci]
+        ml = -INF
+        mr = -INF
+        for k in range(K):
+            ql = 0.0
+            tl = 0.0
+            tot = 0.0
+            ttot = 0.0
+            for b in range(B):
+                tot += qbin[k, f, b]
+                ttot += tbin[k, f, b]
+                if b <= t:
+                    ql += qbin[k, f, b]
+                    tl += tbin[k, f, b]
+            left = ql + wt * tl
+            right = (tot - ql) + wt * (ttot - tl)
+            if left > ml:
+                ml = left
+            if right > mr:
+                mr = right
+        ub = (ml + mr) / kS
+        # Rounding margin: the bound is compared with exact maxima within OBJ_TIE_EPS.
+        ub += 1e-9
+        ubt[ci] = ub if ub > gS0 else gS0
+    found = False
+    best_v = -INF
+    best_e = -INF
+    best_ci = -1
+    bf = -1
+    bt = -1
+    bkl = 0
+    bkr = 0
+    for _ in range(n_cand):
+        # Next threshold: the largest bound (the first (feature, threshold) on ties).
+        ci = -1
+        for cj in range(n_cand):
+            if ubt[cj] == -INF:
+                continue
+            if ci < 0 or ubt[cj] > ubt[ci]:
+                ci = cj
+        if ci < 0:
+            break
+        ub = ubt[ci]
+        ubt[ci] = -INF
+        if found and ub < best_v - OBJ_TIE_EPS * (1.0 + abs(best_v)):
+            break
+        f = cand_f[ci]
+        t = cand_t[ci]
+        nl = 0
+        for b in range(t + 1):
+            nl += nbin[f, b]
+        kL = nprime if nprime < nl else nl
+        # Line 7: S_left's label.
+        kl, _, _ = _pick_label(order_m, nS, X, f, t, 0, MODE_LEFT, scores, y, margin, top_lab,
+                               kL, c, hi, eps, -INF, K, nbuf, sbuf, tmp, jS0, jQ0, jval, jeps,
+                               jdone)
+        # Line 9: S_right's label, S_left's fixed; only labels that can reach the best split.
+        floor = best_v if found else -INF
+        kr, v, e = _pick_label(order_m, nS, X, f, t, kl, MODE_SPLIT, scores, y, margin,
+                               top_lab, kS, c, hi, eps, floor, K, nbuf, sbuf, tmp, jS0, jQ0,
+                               jval, jeps, jdone)
+        if kr < 0:
+            continue
+        # Line 13: (maximum, value at eps), then the first (feature, threshold).
+        if not found:
+            take = True
+        elif _tie(v, best_v):
+            take = False
+            if eps > 0.0:
+                if best_e == -INF:
+                    Sb, _ = _scan(order_m, nS, X, bf, bt, bkl, bkr, MODE_SPLIT, scores, y,
+                                  margin, kS, eps, 1, nbuf, sbuf, tmp)
+                    best_e = Sb / (kS * (c + eps))
+                if e == -INF:
+                    Se, _ = _scan(order_m, nS, X, f, t, kl, kr, MODE_SPLIT, scores, y, margin,
+                                  kS, eps, 1, nbuf, sbuf, tmp)
+                    e = Se / (kS * (c + eps))
+                if e > best_e + OBJ_TIE_EPS * (1.0 + abs(best_e)):
+                    take = True
+                elif abs(e - best_e) <= OBJ_TIE_EPS * (1.0 + abs(best_e)) and ci < best_ci:
+                    take = True
+            elif ci < best_ci:
+                take = True
+        else:
+            take = v > best_v
+        if take:
+            found = True
+            best_v = v
+            best_e = e
+            best_ci = ci
+            bf = f
+            bt = t
+            bkl = kl
+            bkr = kr
+    return found, bf, bt, bkl, bkr, k_single
+
+
+# ---------------------------------------------------------------------------------------------
+# The grower
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth, R,
+          sample_index, partition_buf, feature, threshold, left, right, node_label,
+          node_start, node_end, node_depth, stack, vote, n_nodes_out,
+          correct, rank, s_idx, ref, em, kink_pos, ew, jpos, ev_code, cnt, sa, sc, sd, wbin,
+          ebin, nbin, valid, L1, L2, X1, X2, kleft, tot, tsa, tsc, tsd, lmin, xs, lab_mark,
+          lab_list, acc_e, acc_a, acc_c, acc_d,
+          margin, order, binpos, p, s, w, buf, inc, dec, jval, cand_f, cand_t, ubt, top_lab,
+          snap_cnt, snap_sc, snap_sd, snap_tot, snap_tsc, snap_tsd, snap_ref):
+    n = X.shape[0]
+    for i in range(n):
+        sample_index[i] = i
+    n_nodes = 1
+    node_start[0] = 0
+    node_end[0] = n
+    node_depth[0] = 0
+    feature[0] = -1
+    left[0] = -1
+    right[0] = -1
+    node_label[0] = 0
+    top = 0
+    stack[top] = 0
+    top += 1
+    while top > 0:
+        top -= 1
+        nd = stack[top]
+        start = node_start[nd]
+        end = node_end[nd]
+        want_split = node_depth[nd] < max_depth and end - start >= 2
+        if not want_split and nd != 0:
+            continue
+        if phase == PHASE_ZERO_ONE:
+            found, bf, bt, kl, kr, k_single = _best_split_phase1(
+                X, sample_index, start, end, n_bins, y, correct, rank, s_idx, R, ref, em,
+                kink_pos, ew, jpos, ev_code, cnt, sa, sc, sd, wbin, ebin, nbin, valid, L1, L2,
+                X1, X2, kleft, tot, tsa, tsc, tsd, lmin, xs, lab_mark, lab_list, acc_e, acc_a,
+                acc_c, acc_d, snap_cnt, snap_sc, snap_sd, snap_tot, snap_tsc, snap_tsd,
+                snap_ref)
+        elif phase == OBJ_BOTTOM_AVG and not constrain:
+            found, bf, bt, kl, kr, k_single = _best_split_phase2_fast(
+                X, sample_index, start, end, n_bins, y, scores, margin, top_lab, c, nprime, hi,
+                eps, nd == 0, order, p, s, w, nbin, valid, sa, sc, ubt, cand_f, cand_t, tsa,
+                tsc, jval, tsd, lab_mark)
+        else:
+            found, bf, bt, kl, kr, k_single = _best_split_phase2(
+                X, sample_index, start, end, n_bins, y, scores, margin, c, nprime, hi, phase,
+                constrain, eps, order, binpos, nbin, p, s, w, buf, inc, dec, jval, nd == 0)
+        if nd == 0 and (not found or not want_split):
+            node_label[0] = k_single   # one-leaf tree
+            continue
+        if not found or not want_split:
+            continue
+        mid = _partition(X, sample_index, start, end, bf, bt, partition_buf)
+        feature[nd] = bf
+        threshold[nd] = bt
+        lc = n_nodes
+        rc = n_nodes + 1
+        n_nodes += 2
+        left[nd] = lc
+        right[nd] = rc
+        for ch in (lc, rc):
+            feature[ch] = -1
+            left[ch] = -1
+            right[ch] = -1
+            node_depth[ch] = node_depth[nd] + 1
+        node_label[lc] = kl
+        node_label[rc] = kr
+        node_start[lc] = start
+        node_end[lc] = mid
+        node_start[rc] = mid
+        node_end[rc] = end
+        stack[top] = rc
+        top += 1
+        stack[top] = lc
+        top += 1
+    # Each training sample's vote: its leaf's label.
+    for nd in range(n_nodes):
+        if left[nd] < 0:
+            for q in range(node_start[nd], node_end[nd]):
+                vote[sample_index[q]] = node_label[nd]
+    n_nodes_out[0] = n_nodes
+
+
+def grow_zero_one_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, unit=1.0):
+    """Grow a Phase I tree (0-1 loss) for the ensemble with training scores ``scores`` and
+    total weight ``c``; ``unit`` is the step past the last breakpoint of an unbounded cell
+    (the 0-1 line search's convention). Returns the number of nodes; the tree is in ``ws``
+    (``vote`` = each training sample's label)."""
+    R = int(prepare_zero_one(scores, y, float(c), float(unit), ws.correct, ws.rank, ws.s_idx,
+                             ws.axis, ws.ref, ws.em, ws.kink_pos, ws.ew))
+    return _run(ws, X_binned, y, n_bins, scores, PHASE_ZERO_ONE, float(c), 1, 1.0, False,
+                0.0, R)
+
+
+def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprime,
+                     objective=OBJ_BOTTOM_AVG, constrain=False, eps=0.0):
+    """Grow a Phase II tree maximising the margin objective (bottom-n' average or, for
+    ``OBJ_ORDER`` with K = 2, the n'-th smallest margin) of the ensemble with training scores
+    ``scores`` and total weight ``c``. ``constrain`` keeps each node's line search inside the
+    region where no currently-right example turns wrong (DirectBoost_avg); ``eps`` > 0 ranks
+    tied candidates by the objective after an epsilon-relaxed step."""
+    unnormalised_margins(scores, y, ws.margin)
+    top_labels(scores, y, ws.top_lab)
+    hi = 2.0 * c + 1.0
+    return _run(ws, X_binned, y, n_bins, scores, objective, float(c), int(nprime), hi,
+                bool(constrain), float(eps), 0)
+
+
+def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, R):
+    _grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth, R,
+          ws.sample_index, ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right,
+          ws.node_label, ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote,
+          ws.n_nodes, ws.correct, ws.rank, ws.s_idx, ws.ref, ws.em, ws.kink_pos, ws.ew,
+          ws.jpos, ws.ev_code, ws.cnt, ws.sa, ws.sc, ws.sd, ws.wbin, ws.ebin, ws.nbin,
+          ws.valid, ws.L1, ws.L2, ws.X1, ws.X2, ws.kleft, ws.tot, ws.tsa, ws.tsc, ws.tsd,
+          ws.lmin, ws.xs, ws.lab_mark, ws.lab_list, ws.acc_e, ws.acc_a, ws.acc_c, ws.acc_d,
+          ws.margin, ws.order, ws.binpos, ws.p, ws.s, ws.w, ws.buf, ws.inc, ws.dec, ws.jval,
+          ws.cand_f, ws.cand_t, ws.ubt, ws.top_lab, ws.snap_cnt, ws.snap_sc, ws.snap_sd,
+          ws.snap_tot, ws.snap_tsc, ws.snap_tsd, ws.snap_ref)
+    return int(ws.n_nodes[0])

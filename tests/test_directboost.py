@@ -1,0 +1,211 @@
+"""DirectBoost (binary): the K = 2 reduction against an independent implementation of the
+paper's binary Alg. 1, the exact n'-th order line search, the constrained and relaxed Phase II
+variants, and agreement with DMCBoost's first Phase I choices."""
+
+import numpy as np
+import pytest
+
+from mcboost_cli.algorithms.directboost import (
+    DirectBoostAvg,
+    DirectBoostEpsAvg,
+    DirectBoostOrder,
+)
+from mcboost_cli.algorithms.dmcboost import DMCBoost
+from mcboost_cli.learners import line_search as ls
+from mcboost_cli.learners import naive_zero_one as nz
+from mcboost_cli.learners import zero_one_tree as zt
+
+VARIANTS = [DirectBoostAvg, DirectBoostEpsAvg, DirectBoostOrder]
+
+
+def binary_data(seed, n=200, F=4, noise=0.4):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, F))
+    z = X[:, 0] - 0.7 * X[:, 1] + 0.5 * X[:, 2] * X[:, 3] + noise * rng.normal(size=n)
+    return X, (z > 0).astype(int)
+
+
+def binary_state(rng, n, T, integer):
+    """A random binary ensemble a(x) = sum_t alpha_t h_t(x), h in {-1, +1}, and its
+    label-vote scores (class 0 = -1, class 1 = +1)."""
+    a = np.zeros(n)
+    c = 0.0
+    for _ in range(T):
+        w = float(rng.integers(1, 4)) if integer else float(rng.uniform(0.1, 2))
+        a += w * rng.choice([-1.0, 1.0], n)
+        c += w
+    scores = np.column_stack([(c - a) / 2, (c + a) / 2])   # F(x, +1) - F(x, -1) = a
+    return a, scores, c
+
+
+def directboost_alg1(a, y_pm, h_pm, unit=1.0):
+    """DirectBoost Alg. 1 lines 4-10 for one weak classifier, written from the paper:
+    F(x_i, y_i) = y_i h(x_i) alpha + y_i a(x_i); e_i = |a(x_i)|; slope > 0 and intercept < 0:
+    error update -1 right of e_i; slope < 0 and intercept > 0: +1. Returns (alpha, error)."""
+    slope = y_pm * h_pm
+    icpt = y_pm * a
+    err = int(np.sum((icpt < 0) | ((icpt == 0) & (slope < 0))))   # the error just right of 0
+    updates = {}
+    for e, s, b in zip(np.abs(a), slope, icpt, strict=True):
+        if s > 0 and b < 0:
+            updates[e] = updates.get(e, 0) - 1
+        elif s < 0 and b > 0:
+            updates[e] = updates.get(e, 0) + 1
+    keys = sorted(updates)
+    best, best_lo, best_hi = err, 0.0, (keys[0] if keys else np.inf)
+    for j, e in enumerate(keys):
+        err += updates[e]
+        if err < best:
+            best, best_lo = err, e
+            best_hi = keys[j + 1] if j + 1 < len(keys) else np.inf
+    alpha = best_lo + unit if best_hi == np.inf else (best_lo + best_hi) / 2
+    return alpha, best
+
+
+def test_binary_zero_one_line_search_is_directboost_alg1():
+    rng = np.random.default_rng(0)
+    for it in range(400):
+        n = int(rng.integers(1, 30))
+        a, scores, _ = binary_state(rng, n, int(rng.integers(0, 5)), integer=it % 2 == 0)
+        y = rng.integers(0, 2, n).astype(np.int32)
+        vote = rng.integers(0, 2, n).astype(np.int32)
+        alpha, err, _, _, _ = ls.line_search_zero_one(scores, y, vote, 1.0, np.empty(n),
+                                                      np.empty(n))
+        alpha_b, err_b = directboost_alg1(a, 2.0 * y - 1, 2.0 * vote - 1)
+        # The breakpoints are |a| there and differences of two scores here: equal up to
+        # rounding (exactly equal for integer weights).
+        assert err == err_b
+        assert alpha == pytest.approx(alpha_b, rel=1e-12, abs=1e-12)
+        if it % 2 == 0:
+            assert alpha == alpha_b
+
+
+def test_order_margin_line_search_is_exact():
+    rng = np.random.default_rng(1)
+    for it in range(300):
+        n = int(rng.integers(1, 16))
+        _, scores, c = binary_state(rng, n, int(rng.integers(1, 5)), integer=it % 2 == 0)
+        y = rng.integers(0, 2, n).astype(np.int32)
+        vote = rng.integers(0, 2, n).astype(np.int32)
+        m = np.empty(n)
+        ls.unnormalised_margins(scores, y, m)
+        hit = vote == y
+        inc, dec = np.sort(m[hit]), np.sort(m[~hit])
+        k = int(rng.integers(1, n + 1))
+        hi = 2 * c + 1
+        a_ex, v_ex = ls.max_order_margin_exact(inc, len(inc), dec, len(dec), k, c, hi)
+        p, s, w = nz.pieces_naive(scores, y, np.arange(n), vote)
+        a_bf, v_bf = nz.order_max_naive(p, s, w, k, c, hi)
+        assert abs(v_ex - v_bf) <= 1e-12 * (1 + abs(v_bf))
+        assert abs(a_ex - a_bf) <= 1e-9
+        assert ls.order_margin_value(inc, len(inc), dec, len(dec), k, c, a_ex) == v_ex
+
+
+@pytest.mark.parametrize("objective,constrain", [("order", False), ("avg", True)])
+def test_binary_phase2_trees_equal_brute_force(objective, constrain):
+    rng = np.random.default_rng(2 + constrain)
+    for it in range(30):
+        n = int(rng.integers(2, 14))
+        F, nb = int(rng.integers(1, 3)), int(rng.integers(2, 4))
+        X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
+        n_bins = np.full(F, nb, np.int32)
+        _, scores, c = binary_state(rng, n, int(rng.integers(1, 4)), integer=it % 2 == 0)
+        y = rng.integers(0, 2, n).astype(np.int32)
+        depth, nprime = int(rng.integers(1, 3)), int(rng.integers(1, n + 1))
+        eps = 0.0 if constrain else 0.01 * (it % 2)
+        ws = zt.ZeroOneWorkspace(n, F, nb, 2, depth)
+        m = zt.grow_margin_tree(ws, X, y, n_bins, scores, c, nprime,
+                                zt.OBJ_ORDER if objective == "order" else zt.OBJ_BOTTOM_AVG,
+                                constrain, eps)
+        nodes, vote = nz.grow_tree_naive(X, y, n_bins, scores, depth, phase="margin", c=c,
+                                         nprime=nprime, objective=objective,
+                                         constrain=constrain, eps=eps)
+        assert m == len(nodes["feature"])
+        assert list(ws.feature[:m]) == nodes["feature"]
+        assert list(ws.threshold[:m]) == nodes["threshold"]
+        np.testing.assert_array_equal(ws.vote, vote)
+
+
+def test_multiclass_data_is_refused():
+    X, y = binary_data(0)
+    y3 = y + (X[:, 0] > 1)
+    for cls in VARIANTS:
+        with pytest.raises(ValueError, match="binary classifier"):
+            cls(n_rounds=3).fit(X, y3)
+
+
+def test_dmcboost_and_directboost_make_the_same_first_phase1_choices():
+    X, y = binary_data(3, noise=0.8)
+    kw = {"n_rounds": 40, "max_depth": 3, "max_bins": 32}
+    dmc = DMCBoost(**kw).fit(X, y)
+    t = dmc.n_phase1_rounds_
+    assert t >= 3
+    for cls in VARIANTS:
+        db = cls(**kw).fit(X, y)
+        assert db.n_phase1_rounds_ == t
+        for r in range(t):
+            assert db.forest_.alpha[r] == dmc.forest_.alpha[r]
+        n_nodes = dmc.forest_.tree_offset[t - 1] + 1
+        for arr in ("feature", "threshold", "left", "leaf_label"):
+            np.testing.assert_array_equal(getattr(db.forest_, arr)[:n_nodes],
+                                          getattr(dmc.forest_, arr)[:n_nodes])
+        np.testing.assert_array_equal(db.train_errors_[:t], dmc.train_errors_[:t])
+
+
+def margins(est, X, y):
+    Fs = est.decision_function(X)
+    c = float(np.sum(est.forest_.alpha))
+    return (Fs[np.arange(len(y)), y] - Fs[np.arange(len(y)), 1 - y]) / c
+
+
+def strict_error_at(est, X, y, t):
+    Fs = est.decision_function(X, n_rounds=t)
+    return int(np.sum(~(Fs[np.arange(len(y)), y] > Fs[np.arange(len(y)), 1 - y])))
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_directboost_avg_stays_in_its_region_and_raises_the_objective(seed):
+    X, y = binary_data(seed, noise=0.6)
+    est = DirectBoostAvg(n_rounds=60, max_depth=2, max_bins=32, n_prime_fraction=0.2).fit(X, y)
+    t1 = est.n_phase1_rounds_
+    errs = [strict_error_at(est, X, y, t) for t in range(1, est.n_rounds_ + 1)]
+    assert np.all(np.diff(errs[:t1]) < 0)          # Phase I: strictly fewer errors
+    assert np.all(np.diff(errs[t1 - 1:]) <= 0)     # Phase II: the error never rises
+    g = np.concatenate([[est.phase2_start_objective_], est.objective_[t1:]])
+    assert np.all(np.diff(g) > 0)                   # and the objective always rises
+    assert not est.relaxed_.any()
+    M = margins(est, X, y)
+    assert np.all(np.abs(M) <= 1 + 1e-12)
+    k = est.n_prime_
+    if est.n_rounds_ > t1:
+        assert est.objective_[-1] == pytest.approx(np.sort(M)[:k].mean(), abs=1e-12)
+
+
+def test_directboost_order_tracks_the_nth_margin():
+    X, y = binary_data(4, noise=0.8)
+    est = DirectBoostOrder(n_rounds=50, max_depth=2, max_bins=32, n_prime_fraction=0.1)
+    est.fit(X, y)
+    t1 = est.n_phase1_rounds_
+    M = margins(est, X, y)
+    assert np.all(np.abs(M) <= 1 + 1e-12)
+    if est.n_rounds_ > t1:
+        assert est.objective_[-1] == pytest.approx(np.sort(M)[est.n_prime_ - 1], abs=1e-12)
+        g = np.concatenate([[est.phase2_start_objective_], est.objective_[t1:]])
+        up = np.diff(g) > 0
+        # Every step either raises the n'-th margin or is a relaxed epsilon step.
+        assert np.all(up | est.relaxed_[t1:])
+        alphas = np.asarray(est.forest_.alpha)[t1:]
+        np.testing.assert_allclose(alphas[est.relaxed_[t1:]], 0.01)
+
+
+def test_directboost_eps_avg_relaxes_only_at_corners():
+    X, y = binary_data(5, noise=1.0)
+    est = DirectBoostEpsAvg(n_rounds=50, max_depth=2, max_bins=32, n_prime_fraction=0.05)
+    est.fit(X, y)
+    rel = est.relaxed_
+    alphas = np.asarray(est.forest_.alpha)
+    t1 = est.n_phase1_rounds_
+    g = np.concatenate([[est.phase2_start_objective_], est.objective_[t1:]])
+    assert np.all(np.diff(g)[~rel[t1:]] > 0)
+    assert np.all((alphas[rel] >= 0.01) & (alphas[rel] <= 0.01 + 1e-5))
+    assert DirectBoostEpsAvg.binary_only and DirectBoostEpsAvg.early_stopping is False

@@ -1,0 +1,346 @@
+"""DMCBoost: exactness of the line searches and the tree builder against brute force, and the
+monotonicity properties the paper proves (Phase I error never rises, the Phase II objective
+never falls without relaxation, margins in [-1, 1])."""
+
+import numpy as np
+import pytest
+
+from mcboost_cli.algorithms.dmcboost import DMCBoost, n_prime_from_choice
+from mcboost_cli.learners import line_search as ls
+from mcboost_cli.learners import naive_zero_one as nz
+from mcboost_cli.learners import zero_one_tree as zt
+from mcboost_cli.learners.binning import BinMapper, Binned
+
+TH = 1e-5
+
+
+def ensemble_state(rng, n, K, T, integer):
+    """Scores of a random label-vote ensemble of T rounds (integer weights make exact ties
+    and coinciding breakpoints common) and its total weight c."""
+    scores = np.zeros((n, K))
+    c = 0.0
+    for _ in range(T):
+        a = float(rng.integers(1, 4)) if integer else float(rng.uniform(0.1, 2.0))
+        scores[np.arange(n), rng.integers(0, K, n)] += a
+        c += a
+    return scores, c
+
+
+def pieces(scores, y, vote):
+    n = len(y)
+    m = np.empty(n)
+    ls.unnormalised_margins(scores, y, m)
+    p, s, w = np.empty(n), np.empty(n), np.empty(n)
+    for i in range(n):
+        p[i], s[i], w[i] = ls.piece_terms(scores, i, y[i], vote[i], m[i])
+    return p, s, w
+
+
+# ---------------------------------------------------------------------------------------------
+# Phase I line search (Alg. 1.1)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_zero_one_line_search_is_exact_on_random_problems():
+    rng = np.random.default_rng(0)
+    for it in range(400):
+        n, K, T = int(rng.integers(1, 25)), int(rng.integers(2, 6)), int(rng.integers(0, 5))
+        scores, _ = ensemble_state(rng, n, K, T, integer=it % 2 == 0)
+        y = rng.integers(0, K, n).astype(np.int32)
+        vote = rng.integers(0, K, n).astype(np.int32)
+        alpha, err, err_now, lo, hi = ls.line_search_zero_one(scores, y, vote, 1.0,
+                                                              np.empty(n), np.empty(n))
+        alpha_n, err_n, _, errs = nz.line_search_zero_one_naive(scores, y, vote, 1.0)
+        # The returned alpha achieves the minimum over every breakpoint and midpoint.
+        assert nz.strict_error_at(scores, y, vote, alpha) == err == errs.min()
+        # ... and it is the midpoint of the first interval of minimum error (Alg. 1 line 5).
+        assert alpha == alpha_n and err == err_n
+        assert err_now == nz.strict_error_at(scores, y, vote, 0.0)
+        assert lo < alpha < hi
+
+
+def test_zero_one_line_search_first_round_and_unbounded_interval():
+    # All scores 0 (no round yet): every example is a tie, hence wrong; any alpha > 0 gives
+    # the tree's own error, the interval (0, inf) is unbounded and alpha = 0 + unit.
+    y = np.array([0, 1, 2, 1], np.int32)
+    vote = np.array([0, 1, 1, 1], np.int32)
+    alpha, err, err_now, lo, hi = ls.line_search_zero_one(np.zeros((4, 3)), y, vote, 1.0,
+                                                          np.empty(4), np.empty(4))
+    assert (alpha, err, err_now, lo, hi) == (1.0, 1, 4, 0.0, np.inf)
+
+
+# ---------------------------------------------------------------------------------------------
+# Phase II line search (Alg. 2.1) and the exact maximiser used by the tree builder
+# ---------------------------------------------------------------------------------------------
+
+
+def test_bottom_average_line_search_within_th_of_brute_force_maximiser():
+    rng = np.random.default_rng(1)
+    n_flat = 0
+    for it in range(300):
+        n, K, T = int(rng.integers(1, 16)), int(rng.integers(2, 5)), int(rng.integers(1, 5))
+        scores, c = ensemble_state(rng, n, K, T, integer=it % 2 == 0)
+        y = rng.integers(0, K, n).astype(np.int32)
+        vote = rng.integers(0, K, n).astype(np.int32)
+        p, s, w = pieces(scores, y, vote)
+        nprime = int(rng.integers(1, n + 1))
+        hi = 2 * c + 1
+        buf = np.empty(n)
+        q = ls.line_search_bottom_avg(p, s, w, n, nprime, c, hi, TH, buf)
+        a_ex, v_ex = ls.max_bottom_avg_exact(p, s, w, n, nprime, c, hi, buf)
+
+        def obj(a, p=p, s=s, w=w, nprime=nprime, c=c):
+            return nz.bottom_avg_naive(p, s, w, nprime, c, a)
+
+        cands = nz.margin_candidates(p, s, w, hi)          # fine grid + every crossing
+        a_bf, v_bf = nz.maximise_naive(obj, cands)
+        tol = 1e-12 * (1 + abs(v_bf))
+        assert abs(v_ex - v_bf) <= tol                        # exact maximum
+        assert abs(a_ex - a_bf) <= 1e-9                       # at the smallest maximiser
+        argmax = cands[np.array([obj(a) for a in cands]) >= v_bf - tol]
+        if argmax.max() - argmax.min() > TH:
+            n_flat += 1   # a flat maximum: any point of it is a maximiser
+        assert argmax.min() - TH <= q <= argmax.max() + TH   # Alg. 2.1: within th
+        assert abs(q - a_bf) <= TH or argmax.max() - argmax.min() > TH
+    assert n_flat < 300
+
+
+def test_bottom_sum_one_sided_slopes_match_finite_differences():
+    rng = np.random.default_rng(2)
+    for _ in range(100):
+        n, K = int(rng.integers(1, 12)), int(rng.integers(2, 5))
+        scores, c = ensemble_state(rng, n, K, 3, integer=True)
+        y = rng.integers(0, K, n).astype(np.int32)
+        p, s, w = pieces(scores, y, rng.integers(0, K, n).astype(np.int32))
+        k = int(rng.integers(1, n + 1))
+        for a in [0.0, 1.0, 2.0, float(rng.uniform(0, 2 * c))]:   # integer points are kinks
+            S, right = ls.bottom_sum(p, s, w, n, k, a, 1, np.empty(n))
+            _, left = ls.bottom_sum(p, s, w, n, k, a, -1, np.empty(n))
+            h = 1e-7
+
+            def S_at(x, p=p, s=s, w=w, k=k):
+                return np.sort(nz.numerators(p, s, w, x))[:k].sum()
+
+            assert abs(S - S_at(a)) < 1e-9
+            assert abs(right - (S_at(a + h) - S_at(a)) / h) < 1e-4
+            if a > 0:
+                assert abs(left - (S_at(a) - S_at(a - h)) / h) < 1e-4
+
+
+# ---------------------------------------------------------------------------------------------
+# Tree builder (Alg. 1.2): compiled vs brute-force twin
+# ---------------------------------------------------------------------------------------------
+
+
+def random_node_problem(rng, integer, T=None):
+    n = int(rng.integers(2, 26))
+    K = int(rng.integers(2, 5))
+    F = int(rng.integers(1, 4))
+    nb = int(rng.integers(2, 5))
+    X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
+    T = int(rng.integers(0, 4)) if T is None else T
+    scores, c = ensemble_state(rng, n, K, T, integer)
+    y = rng.integers(0, K, n).astype(np.int32)
+    return X, np.full(F, nb, np.int32), scores, y, c, K
+
+
+def same_tree(ws, m, nodes, vote):
+    assert m == len(nodes["feature"])
+    assert list(ws.feature[:m]) == nodes["feature"]
+    assert list(ws.threshold[:m]) == nodes["threshold"]
+    assert list(ws.left[:m]) == nodes["left"]
+    leaves = [j for j in range(m) if nodes["left"][j] < 0]
+    assert [ws.node_label[j] for j in leaves] == [nodes["label"][j] for j in leaves]
+    np.testing.assert_array_equal(ws.vote, vote)
+
+
+def test_phase1_tree_equals_brute_force():
+    rng = np.random.default_rng(3)
+    for it in range(90):
+        # T = 1 gives the tie-heavy second-round state (every breakpoint at alpha_1), where
+        # the exponential-loss tie-break decides almost every choice.
+        X, n_bins, scores, y, c, K = random_node_problem(rng, it % 2 == 0,
+                                                         T=1 if it % 3 == 0 else None)
+        depth = int(rng.integers(1, 4))
+        ws = zt.ZeroOneWorkspace(len(y), X.shape[1], X.max() + 1, K, depth)
+        m = zt.grow_zero_one_tree(ws, X, y, n_bins, scores, c)
+        nodes, vote = nz.grow_tree_naive(X, y, n_bins, scores, depth, c=c)
+        same_tree(ws, m, nodes, vote)
+
+
+def test_phase1_sweep_snapshots_equal_replay():
+    # Sweep 2 reads snapshots of sweep 1's state when they are cheap (few positions, e.g.
+    # right after round 1) and replays the events otherwise: same trees either way.
+    rng = np.random.default_rng(9)
+    used = 0
+    for it in range(20):
+        n, K, F, nb = 400, int(rng.integers(2, 6)), int(rng.integers(1, 5)), 8
+        X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
+        scores, c = ensemble_state(rng, n, K, int(rng.integers(1, 3)), integer=it % 2 == 0)
+        y = ((X[:, 0] + rng.integers(0, 2, n)) % K).astype(np.int32)
+        trees = []
+        for budget in (None, 0):
+            ws = zt.ZeroOneWorkspace(n, F, nb, K, 3, snapshot_bytes=budget)
+            m = zt.grow_zero_one_tree(ws, X, y, np.full(F, nb, np.int32), scores, c)
+            trees.append((m, ws.feature[:m].copy(), ws.threshold[:m].copy(),
+                          ws.node_label[:m].copy(), ws.vote.copy()))
+        R = int(zt.prepare_zero_one(scores, y, c, 1.0, ws.correct, ws.rank, ws.s_idx, ws.axis,
+                                    ws.ref, ws.em, ws.kink_pos, ws.ew))
+        used += R <= 3
+        for a, b in zip(*trees, strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert used >= 5
+
+
+def test_phase1_node_ranking_uses_the_exponential_loss_on_ties():
+    # Second-round state: one previous tree; a stump can only keep it (alpha < alpha_1) or
+    # override it everywhere, so many labels tie on the 0-1 loss. The exponential loss makes
+    # the builder pick the label right on most examples rather than the lowest code.
+    X = np.array([[0], [0], [0], [1], [1], [1]], np.uint8)
+    y = np.array([2, 2, 2, 1, 1, 0], np.int32)
+    scores = np.zeros((6, 3))
+    scores[np.arange(6), [2, 2, 0, 1, 1, 1]] += 1.0
+    ws = zt.ZeroOneWorkspace(6, 1, 2, 3, 1)
+    zt.grow_zero_one_tree(ws, X, y, np.array([2], np.int32), scores, 1.0)
+    nodes, _ = nz.grow_tree_naive(X, y, np.array([2], np.int32), scores, 1, c=1.0)
+    assert list(ws.node_label[1:3]) == nodes["label"][1:3] == [2, 1]
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.01])
+def test_phase2_tree_equals_brute_force(eps):
+    # The bottom-n' average tree (the fast, pruned node search) against brute force; eps > 0
+    # adds the relaxed-step tie-break. The binary objectives are in test_directboost.py.
+    rng = np.random.default_rng(4 + int(eps > 0))
+    for it in range(40):
+        X, n_bins, scores, y, c, K = random_node_problem(rng, it % 2 == 0,
+                                                         T=int(rng.integers(1, 5)))
+        X, y, scores = X[:18], y[:18], scores[:18]
+        n = len(y)
+        depth = int(rng.integers(1, 4))
+        nprime = int(rng.integers(1, n + 1))
+        ws = zt.ZeroOneWorkspace(n, X.shape[1], X.max() + 1, K, depth)
+        m = zt.grow_margin_tree(ws, X, y, n_bins, scores, c, nprime, zt.OBJ_BOTTOM_AVG,
+                                False, eps)
+        nodes, vote = nz.grow_tree_naive(X, y, n_bins, scores, depth, phase="margin", c=c,
+                                         nprime=nprime, eps=eps)
+        same_tree(ws, m, nodes, vote)
+
+
+# ---------------------------------------------------------------------------------------------
+# The estimator
+# ---------------------------------------------------------------------------------------------
+
+
+def make_data(seed, n=240, K=4, F=4, noise=0.3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, F))
+    z = X[:, 0] + 0.6 * X[:, 1] - 0.4 * X[:, 2] + noise * rng.normal(size=n)
+    y = np.digitize(z, np.quantile(z, np.linspace(0, 1, K + 1)[1:-1]))
+    return X, y
+
+
+def normalised_margins(est, X, y):
+    F = est.decision_function(X)
+    c = float(np.sum(est.forest_.alpha))
+    code = np.searchsorted(est.classes_, y)
+    fy = F[np.arange(len(y)), code].copy()
+    F[np.arange(len(y)), code] = -np.inf
+    return (fy - F.max(axis=1)) / c
+
+
+def strict_error(est, X, y):
+    F = est.decision_function(X)
+    code = np.searchsorted(est.classes_, y)
+    fy = F[np.arange(len(y)), code].copy()
+    F[np.arange(len(y)), code] = -np.inf
+    return float(np.mean(~(fy > F.max(axis=1))))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_phase1_error_never_increases_and_phase2_objective_never_decreases(seed):
+    X, y = make_data(seed)
+    est = DMCBoost(n_rounds=60, max_depth=2, max_bins=32, n_prime="n/10", epsilon=0.0)
+    est.fit(X, y)
+    n1 = est.n_phase1_rounds_
+    assert n1 >= 1 and np.all(est.phase_[:n1] == 1) and np.all(est.phase_[n1:] == 2)
+    err1 = est.objective_[:n1]
+    assert np.all(np.diff(err1) < 0)                      # strictly lower every round
+    # The Phase I objective is the realised training error with ties as errors...
+    assert est.objective_[n1 - 1] == pytest.approx(strict_error_at_round(est, X, y, n1))
+    # ... and the base class's curve (ties to the lowest label) can only be lower.
+    assert np.all(est.train_errors_[:n1] <= err1 + 1e-12)
+    g = np.concatenate([[est.phase2_start_objective_], est.objective_[n1:]])
+    assert np.all(np.diff(g) > 0)                         # no relaxation: strictly rising
+    assert not est.relaxed_.any()
+    if est.n_rounds_ < 60:
+        assert "no longer increases" in est.stop_reason_
+    M = normalised_margins(est, X, y)
+    assert np.all(M >= -1 - 1e-12) and np.all(M <= 1 + 1e-12)
+    # The last Phase II objective is the bottom-n' average of the final margins.
+    k = n_prime_from_choice("n/10", len(y))
+    if est.n_rounds_ > n1:
+        assert est.objective_[-1] == pytest.approx(np.sort(M)[:k].mean(), abs=1e-12)
+
+
+def strict_error_at_round(est, X, y, t):
+    F = est.decision_function(X, n_rounds=t)
+    code = np.searchsorted(est.classes_, y)
+    fy = F[np.arange(len(y)), code].copy()
+    F[np.arange(len(y)), code] = -np.inf
+    return float(np.mean(~(fy > F.max(axis=1))))
+
+
+def test_relaxation_takes_epsilon_steps_at_corners_and_stops_after_patience():
+    X, y = make_data(5, noise=0.8)
+    est = DMCBoost(n_rounds=120, max_depth=2, max_bins=32, n_prime="1", epsilon=0.01,
+                   patience=5)
+    est.fit(X, y)
+    t1 = est.n_phase1_rounds_
+    alphas = np.asarray(est.forest_.alpha)
+    relaxed = est.relaxed_
+    assert relaxed.any()
+    # A relaxed step is epsilon past the line search's maximiser (a corner: no step there
+    # raises the objective) ...
+    assert np.all(alphas[relaxed] >= 0.01)
+    # ... and every other Phase II step raises the objective.
+    g = np.concatenate([[est.phase2_start_objective_], est.objective_[t1:]])
+    assert np.all(np.diff(g)[~relaxed[t1:]] > 0)
+    # best_round_ holds the best objective; with relaxation the fit stops `patience` rounds
+    # after the last new best (unless the round budget ends it first).
+    best = est.best_round_
+    assert best >= t1
+    g_best = est.objective_[best - 1] if best > t1 else est.phase2_start_objective_
+    assert g_best == pytest.approx(g.max())
+    if est.n_rounds_ < 120:
+        assert "has not increased for 5 rounds" in est.stop_reason_
+        assert est.n_rounds_ - best == 5
+    M = normalised_margins(est, X, y)
+    assert np.all(np.abs(M) <= 1 + 1e-12)
+
+
+def test_first_round_and_phase_bookkeeping():
+    X, y = make_data(7)
+    est = DMCBoost(n_rounds=5, max_depth=2).fit(X, y)
+    assert est.forest_.alpha[0] == 1.0       # unbounded interval: 0 + unit
+    assert est.n_prime_ == n_prime_from_choice("n/10", len(y)) == 24
+    assert est.phase_.shape == est.objective_.shape == (est.n_rounds_,)
+    assert DMCBoost.early_stopping is False
+
+
+def test_n_prime_choices():
+    assert [n_prime_from_choice(c, 1000) for c in
+            ("1", "n/100", "n/20", "n/10", "n/4", "n/2", "n")] == [1, 10, 50, 100, 250, 500,
+                                                                    1000]
+    assert n_prime_from_choice("n/100", 30) == 1
+    with pytest.raises(ValueError):
+        DMCBoost(n_prime="n/3").fit(*make_data(0, n=40))
+
+
+def test_prebinned_phase_switch_matches_raw():
+    X, y = make_data(8, noise=1.0)
+    mapper = BinMapper(max_bins=32).fit(X)
+    a = DMCBoost(n_rounds=30, max_depth=2, max_bins=32).fit(X, y)
+    b = DMCBoost(n_rounds=30, max_depth=2, max_bins=32).fit(
+        Binned(mapper.transform(X), mapper), y)
+    np.testing.assert_array_equal(a.objective_, b.objective_)
+    np.testing.assert_array_equal(a.phase_, b.phase_)
