@@ -53,7 +53,7 @@ _REFERENCE = ("Zhai, Xia, Tan & Wang, Direct 0-1 loss minimization and margin ma
 class _DirectBoost(DirectBoosting):
     """Shared constructor and n' of the three DirectBoost variants."""
 
-    family = "DirectBoost"
+    family = "DirectBoost (in progress, see ALGORITHMS.md)"
     reference = _REFERENCE
     version = "1"
     binary_only = True

@@ -346,7 +346,7 @@ class DMCBoost(DirectBoosting):
     """
 
     name = "dmcboost"
-    family = "DMCBoost"
+    family = "DMCBoost (in progress, see ALGORITHMS.md)"
     reference = ("Zhai, Xia & Wang, A multi-class boosting method with direct optimization, "
                  "KDD 2014")
     version = "1"
