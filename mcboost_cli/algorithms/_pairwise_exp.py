@@ -32,6 +32,8 @@ References
 
 from __future__ import annotations
 
+from abc import abstractmethod
+
 import numpy as np
 from numba import njit
 
@@ -341,8 +343,9 @@ class PairwiseExpBoosting(BaseBoosting):
     ``self._leaf_v``, calls ``_collect`` (masses A_u), chooses alpha and calls ``_take_step``.
     """
 
-    def _setup(self):  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _setup(self):
+        """Set the loss-specific attributes listed in the class docstring."""
 
     def _init_state(self, X_binned, y, n_bins, hist_width):
         n, n_features = X_binned.shape
