@@ -344,3 +344,23 @@ def test_prebinned_phase_switch_matches_raw():
         Binned(mapper.transform(X), mapper), y)
     np.testing.assert_array_equal(a.objective_, b.objective_)
     np.testing.assert_array_equal(a.phase_, b.phase_)
+
+
+def test_corner_key_shares_tied_slots_evenly():
+    # The Phase II tie-break key against a plain numpy version, on integer problems where
+    # ties at the n'-th margin are frequent; and it must differ from the pessimistic right
+    # derivative (tied slots taken by the smallest slopes) whenever the tied slopes differ.
+    rng = np.random.default_rng(11)
+    differs = 0
+    for _ in range(300):
+        L = int(rng.integers(2, 30))
+        p = rng.integers(-3, 3, L).astype(float)
+        s = (rng.random(L) < 0.4).astype(float)
+        w = np.where(s > 0, np.inf, p + rng.integers(0, 2, L))
+        k = int(rng.integers(1, L + 1))
+        got = zt.corner_key(p, s, w, L, k, np.empty(L))
+        assert got == pytest.approx(nz.corner_key_naive(p, s, w, k), abs=1e-12)
+        _, Q0 = ls.bottom_sum(p, s, w, L, k, 0.0, 1, np.empty(L))
+        assert got >= Q0 / k - 1e-12          # the pessimistic slope is a lower bound
+        differs += got > Q0 / k + 1e-12
+    assert differs > 30

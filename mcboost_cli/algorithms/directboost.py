@@ -55,7 +55,7 @@ class _DirectBoost(DirectBoosting):
 
     family = "DirectBoost (in progress, see ALGORITHMS.md)"
     reference = _REFERENCE
-    version = "1"
+    version = "2"   # 2: Phase II corner tie-break by corner_key (was g(eps))
     binary_only = True
     param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS, N_PRIME_FRACTION, EPSILON, TH, PATIENCE)
     test_params = {"n_rounds": 15, "max_depth": 2}

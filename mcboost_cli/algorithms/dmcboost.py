@@ -349,7 +349,7 @@ class DMCBoost(DirectBoosting):
     family = "DMCBoost (in progress, see ALGORITHMS.md)"
     reference = ("Zhai, Xia & Wang, A multi-class boosting method with direct optimization, "
                  "KDD 2014")
-    version = "1"
+    version = "2"   # 2: Phase II corner tie-break by corner_key (was g(eps))
     param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS, N_PRIME, EPSILON, TH, PATIENCE)
     test_params = {"n_rounds": 15, "max_depth": 2}
 

@@ -213,7 +213,8 @@ def _zero_one_rank(scores, y, idx, votes, axis, ref, shift):
 
 
 def _margin_rank(scores, y, idx, votes, c, nprime, objective, constrain, eps):
-    """(maximum over alpha of the margin objective, its value at alpha = eps)."""
+    """(maximum over alpha of the margin objective, its tie-break key: the corner key for the
+    bottom-n' average, the value at alpha = eps for the order margin)."""
     p, s, w = pieces_naive(scores, y, idx, votes)
     hi = 2.0 * c + 1.0
     if constrain:
@@ -226,8 +227,18 @@ def _margin_rank(scores, y, idx, votes, c, nprime, objective, constrain, eps):
         ve = order_margin_naive(p, s, w, k, c, eps) if eps > 0 else 0.0
     else:
         v = bottom_avg_max_naive(p, s, w, k, c, hi)[1]
-        ve = bottom_avg_naive(p, s, w, k, c, eps) if eps > 0 else 0.0
+        ve = corner_key_naive(p, s, w, k) if eps > 0 else 0.0
     return v, ve
+
+
+def corner_key_naive(p, s, w, k):
+    """Right slope at 0 of the sum of the k smallest numerators, the slots at the k-th value
+    shared evenly by the examples tied there, over k (the compiled ``corner_key``)."""
+    slope = np.where(s > 0, 1.0, np.where(w <= p, -1.0, 0.0))
+    v0 = np.sort(p)[k - 1]
+    below = p < v0
+    tied = p == v0
+    return float((slope[below].sum() + (k - below.sum()) * slope[tied].sum() / tied.sum()) / k)
 
 
 def grow_tree_naive(X_binned, y, n_bins, scores, max_depth, *, phase="zero_one", c=1.0,
@@ -236,7 +247,8 @@ def grow_tree_naive(X_binned, y, n_bins, scores, max_depth, *, phase="zero_one",
 
     Candidates are ranked like the compiled growers: Phase I by (minimum 0-1 error, then the
     exponential loss at the reference weight of the cell of its first minimum), Phase II by
-    (maximum of the margin objective, then its value at alpha = eps); remaining ties go to the
+    (maximum of the margin objective, then for the bottom-n' average its corner key — see
+    ``corner_key_naive`` — and for the order margin its value at alpha = eps); remaining ties go to the
     lowest label, feature and threshold. Returns a dict of node lists (feature, threshold,
     left, right, label) and the per-sample vote array.
     """

@@ -13,9 +13,11 @@ tree walk applies). Each node S is split as DMCBoost Alg. 1.2 lines 4-16 prescri
 3. the split is the one whose final line search is best (line 13).
 
 Ties: in Phase I candidates of equal 0-1 loss are ranked by their exponential loss
-(DirectBoost Alg. 1 line 13), in Phase II candidates of equal maximum by the objective after
-an epsilon-relaxed step; remaining ties go to the lowest label, the first feature and the
-lowest threshold.
+(DirectBoost Alg. 1 line 13); in Phase II (with epsilon-relaxation) candidates of equal
+maximum are ranked, for the bottom-n' average, by ``corner_key`` (their edge under the
+bottom set's LPBoost dual weights) and, for the n'-th order margin, by the objective after an
+epsilon-relaxed step; remaining ties go to the lowest label, the first feature and the lowest
+threshold.
 
 The line search's objective is Phase I's 0-1 loss (eq. 2; minimised) or Phase II's margin
 objective (maximised): the bottom-n' average margin (eq. 5) or, for DirectBoost_order, the
@@ -57,7 +59,6 @@ from .line_search import (
     OBJ_TIE_EPS,
     _rising,
     _select_kth,
-    bottom_avg_value,
     left_slope,
     max_bottom_avg_exact,
     max_order_margin_exact,
@@ -605,9 +606,10 @@ def _objective_max(scores, y, margin, order, lo_a, hi_a, lab_a, lo_b, hi_b, lab_
     """Exact maximum over alpha in [0, hi] of the margin objective of the examples
     order[lo_a:hi_a] voted lab_a and order[lo_b:hi_b] voted lab_b, with n' capped at their
     number. constrain: also stop where a currently-right example would turn wrong
-    (DirectBoost_avg's zero-error region). Returns (maximum, objective at alpha = eps) — the
-    second ranks candidates whose maxima tie (typically all at alpha = 0, a corner), by the
-    objective after the epsilon-relaxed step such a round takes (eps = 0: not used)."""
+    (DirectBoost_avg's zero-error region). Returns (maximum, tie-break key) — the key ranks
+    candidates whose maxima tie (typically all at alpha = 0, a corner): ``corner_key`` for the
+    bottom-n' average, the objective after the epsilon-relaxed step for the order margin
+    (eps = 0: not used)."""
     L = 0
     d = hi
     for part in range(2):
@@ -628,7 +630,7 @@ def _objective_max(scores, y, margin, order, lo_a, hi_a, lab_a, lo_b, hi_b, lab_
         _, v = max_bottom_avg_exact(p, s, w, L, k, c, d, buf)
         v_eps = 0.0
         if eps > 0.0:
-            v_eps = bottom_avg_value(p, s, w, L, k, c, eps, buf)
+            v_eps = corner_key(p, s, w, L, k, buf)
         return v, v_eps
     # OBJ_ORDER (binary: increasing lines s = 1, decreasing lines w - alpha with w = p).
     n_inc = 0
@@ -647,6 +649,32 @@ def _objective_max(scores, y, margin, order, lo_a, hi_a, lab_a, lo_b, hi_b, lab_
     if eps > 0.0:
         v_eps = order_margin_value(inc, n_inc, dec, n_dec, k, c, eps)
     return v, v_eps
+
+
+@njit(cache=True, nogil=True)
+def corner_key(p, s, w, L, kcap, buf):
+    """Tie-break key of Phase II candidates whose maxima tie (typically corners, all at alpha
+    = 0): the right derivative at 0 of the sum of the kcap smallest numerators, with the slots
+    left at the kcap-th value shared evenly by all examples tied there (rather than taken by
+    the smallest slopes, which makes it a corner), divided by kcap. This is the edge of the
+    candidate under LPBoost's dual weights of the bottom set (1 below the kcap-th margin, an
+    equal fraction at it). See ALGORITHMS.md, "Tie-break in Phase II"."""
+    for q in range(L):
+        buf[q] = p[q]
+    v0 = _select_kth(buf, L, kcap - 1)
+    strict = 0.0
+    n_strict = 0
+    tie_sum = 0.0
+    n_tied = 0
+    for q in range(L):
+        sl = right_slope(p[q], s[q], w[q], 0.0)
+        if p[q] < v0:
+            strict += sl
+            n_strict += 1
+        elif p[q] == v0:
+            tie_sum += sl
+            n_tied += 1
+    return (strict + (kcap - n_strict) * tie_sum / n_tied) / kcap
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -996,11 +1024,13 @@ def _add_slopes0(scores, y, margin, top_lab, i, arr, w):
 
 @njit(cache=True, nogil=True)
 def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, top_lab, kcap,
-                    jQ0, vstrict, vp1, vm1):
+                    jQ0, vstrict, vp1, vm1, jD):
     """S(0) and S'(0+) of every label of a candidate family in one pass (at alpha = 0 every
     numerator is the margin, so the bottom set is the kcap smallest margins; the labels only
     change the slopes, and among margins tied at the kcap-th value the smallest slopes count).
-    Writes jQ0[k]; returns (S(0), length of the margin-ordered prefix read)."""
+    Writes jQ0[k] and the tie-break key jD[k] (``corner_key``: the same slopes with the tied
+    slots shared evenly among the tied examples, divided by kcap); returns (S(0), length of the
+    margin-ordered prefix read)."""
     K = jQ0.shape[0]
     for k in range(K):
         vstrict[k] = 0.0
@@ -1072,7 +1102,10 @@ def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, top
                         if k != y[i] and scores[i, k] == tv:
                             vm1[k] += 1.0
     need0 = kcap - n_strict
+    n_tied = f_p1 + f_m1 + f_0 + n_var_tie
     for k in range(K):
+        tie_sum = (f_p1 - f_m1) + (vp1[k] - vm1[k])
+        jD[k] = ((fixed_strict + vstrict[k]) + need0 * tie_sum / n_tied) / kcap
         m1 = f_m1 + vm1[k]
         z = f_0 + (n_var_tie - vp1[k] - vm1[k])   # the remaining tied slopes are +1
         need = need0
@@ -1129,13 +1162,13 @@ def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, kca
 
 @njit(cache=True, nogil=True)
 def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, top_lab, kcap, c, hi,
-                eps, floor, K, nbuf, sbuf, tmp, jS0, jQ0, jval, jeps, jdone):
-    """Best label (max of g; ties: larger g(eps), then the lower label) of a candidate family:
+                eps, floor, K, nbuf, sbuf, tmp, jS0, jQ0, jval, jeps, jdone, jD):
+    """Best label (max of g; ties: larger corner key, then the lower label) of a candidate family:
     mode MODE_LEFT ("k on S_left(t)"), MODE_SPLIT ("lab_fixed on S_left, k on S_right") or
     MODE_ALL ("k on S"). Labels whose bound cannot reach max(floor, best) are skipped; when all
-    are skipped returns (-1, -inf, -inf). Returns (label, value, value at eps)."""
+    are skipped returns (-1, -inf, -inf). Returns (label, value, its corner key)."""
     S0, read = _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin,
-                               top_lab, kcap, jQ0, jval, jeps, jS0)
+                               top_lab, kcap, jQ0, jval, jeps, jS0, jD)
     # Bracketing by doubling pays when the relevant prefix is short; when it already holds
     # most of the set (e.g. many tied margins), start from the whole range.
     double = 4 * read < L
@@ -1202,20 +1235,12 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, top_lab
                               hi, S0, jQ0[kk], double, nbuf, sbuf, tmp)
         else:
             v = g0                      # a corner: the maximum is at alpha = 0
-        e = -INF
+        e = jD[kk] if eps > 0.0 else 0.0
         if best_k < 0:
             take = True
         elif _tie(v, best_v):
             take = False
             if eps > 0.0:
-                if best_e == -INF:
-                    bl = best_k if mode != MODE_SPLIT else lab_fixed
-                    Sb, _ = _scan(order_m, L, X, f, t, bl, best_k, mode, scores, y, margin,
-                                  kcap, eps, 1, nbuf, sbuf, tmp)
-                    best_e = Sb / (kcap * (c + eps))
-                Se, _ = _scan(order_m, L, X, f, t, la, kk, mode, scores, y, margin, kcap, eps,
-                              1, nbuf, sbuf, tmp)
-                e = Se / (kcap * (c + eps))
                 if e > best_e + OBJ_TIE_EPS * (1.0 + abs(best_e)):
                     take = True
                 elif abs(e - best_e) <= OBJ_TIE_EPS * (1.0 + abs(best_e)) and kk < best_k:
@@ -1234,7 +1259,7 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, top_lab
 @njit(cache=True, nogil=True)
 def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, margin, top_lab, c,
                             nprime, hi, eps, need_single, order_m, nbuf, sbuf, tmp, nbin, valid,
-                            qbin, tbin, ubt, cand_f, cand_t, jS0, jQ0, jval, jeps, jdone):
+                            qbin, tbin, ubt, cand_f, cand_t, jS0, jQ0, jval, jeps, jdone, jD):
     """``_best_split_phase2`` for the bottom-n' average, unconstrained (see above)."""
     F = X.shape[1]
     K = jS0.shape[0]
@@ -1248,7 +1273,7 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     if need_single:
         k_single, _, _ = _pick_label(order_m, nS, X, 0, 0, 0, MODE_ALL, scores, y, margin,
                                      top_lab, kS, c, hi, eps, -INF, K, nbuf, sbuf, tmp, jS0,
-                                     jQ0, jval, jeps, jdone)
+                                     jQ0, jval, jeps, jdone, jD)
     # Valid thresholds.
     for f in range(F):
         for b in range(B):
@@ -1366,28 +1391,20 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
         # Line 7: S_left's label.
         kl, _, _ = _pick_label(order_m, nS, X, f, t, 0, MODE_LEFT, scores, y, margin, top_lab,
                                kL, c, hi, eps, -INF, K, nbuf, sbuf, tmp, jS0, jQ0, jval, jeps,
-                               jdone)
+                               jdone, jD)
         # Line 9: S_right's label, S_left's fixed; only labels that can reach the best split.
         floor = best_v if found else -INF
         kr, v, e = _pick_label(order_m, nS, X, f, t, kl, MODE_SPLIT, scores, y, margin,
                                top_lab, kS, c, hi, eps, floor, K, nbuf, sbuf, tmp, jS0, jQ0,
-                               jval, jeps, jdone)
+                               jval, jeps, jdone, jD)
         if kr < 0:
             continue
-        # Line 13: (maximum, value at eps), then the first (feature, threshold).
+        # Line 13: (maximum, corner key), then the first (feature, threshold).
         if not found:
             take = True
         elif _tie(v, best_v):
             take = False
             if eps > 0.0:
-                if best_e == -INF:
-                    Sb, _ = _scan(order_m, nS, X, bf, bt, bkl, bkr, MODE_SPLIT, scores, y,
-                                  margin, kS, eps, 1, nbuf, sbuf, tmp)
-                    best_e = Sb / (kS * (c + eps))
-                if e == -INF:
-                    Se, _ = _scan(order_m, nS, X, f, t, kl, kr, MODE_SPLIT, scores, y, margin,
-                                  kS, eps, 1, nbuf, sbuf, tmp)
-                    e = Se / (kS * (c + eps))
                 if e > best_e + OBJ_TIE_EPS * (1.0 + abs(best_e)):
                     take = True
                 elif abs(e - best_e) <= OBJ_TIE_EPS * (1.0 + abs(best_e)) and ci < best_ci:
@@ -1455,7 +1472,7 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
             found, bf, bt, kl, kr, k_single = _best_split_phase2_fast(
                 X, sample_index, start, end, n_bins, y, scores, margin, top_lab, c, nprime, hi,
                 eps, nd == 0, order, p, s, w, nbin, valid, sa, sc, ubt, cand_f, cand_t, tsa,
-                tsc, jval, tsd, lab_mark)
+                tsc, jval, tsd, lab_mark, acc_a)
         else:
             found, bf, bt, kl, kr, k_single = _best_split_phase2(
                 X, sample_index, start, end, n_bins, y, scores, margin, c, nprime, hi, phase,
@@ -1513,7 +1530,7 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
     ``OBJ_ORDER`` with K = 2, the n'-th smallest margin) of the ensemble with training scores
     ``scores`` and total weight ``c``. ``constrain`` keeps each node's line search inside the
     region where no currently-right example turns wrong (DirectBoost_avg); ``eps`` > 0 ranks
-    tied candidates by the objective after an epsilon-relaxed step."""
+    tied candidates by a tie-break key (``corner_key``; the order margin: its value at eps)."""
     unnormalised_margins(scores, y, ws.margin)
     top_labels(scores, y, ws.top_lab)
     hi = 2.0 * c + 1.0
