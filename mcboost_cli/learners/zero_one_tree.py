@@ -845,10 +845,13 @@ def _sort_by_margin(margin, idx, L):
 
 
 @njit(cache=True, nogil=True)
-def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, alpha, side,
-          nbuf, sbuf, tmp):
-    """S(alpha) and its one-sided slope for a candidate, scanning the margin-sorted prefix
-    that can hold its kcap smallest numerators. Returns (S, slope)."""
+def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, alpha, nbuf, sbuf,
+          tmp):
+    """S(alpha) and both one-sided slopes of S at alpha for a candidate, scanning the
+    margin-sorted prefix that can hold its kcap smallest numerators (a numerator lies in
+    [m - alpha, m + alpha], so once kcap examples are seen, margins above the kcap-th one
+    + 2 alpha cannot enter). One pass serves both sides of a kink. Returns (S, left slope,
+    right slope)."""
     cnt = 0
     seen = 0
     bound = INF
@@ -869,52 +872,57 @@ def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, alph
         v = numerator(pi, si, wi, alpha)
         nbuf[cnt] = v
         tmp[cnt] = v
-        if side > 0:
-            sbuf[cnt] = right_slope(pi, si, wi, alpha)
-        else:
-            sbuf[cnt] = left_slope(pi, si, wi, alpha)
+        # Both one-sided slopes in one code: 3 (right + 1) + (left + 1).
+        sbuf[cnt] = 3.0 * (right_slope(pi, si, wi, alpha) + 1.0) + (left_slope(pi, si, wi, alpha)
+                                                                      + 1.0)
         cnt += 1
         seen += 1
         if seen == kcap:
             bound = mi + 2.0 * alpha
     vk = _select_kth(tmp, cnt, kcap - 1)
     total = 0.0
-    slope = 0.0
+    slope_r = 0.0
+    slope_l = 0.0
     n_less = 0
-    t_m1 = 0
-    t_0 = 0
-    t_p1 = 0
+    # Examples tied at the kcap-th value, by right slope (r_*) and by left slope (l_*).
+    r_m1 = 0
+    r_0 = 0
+    l_p1 = 0
+    l_0 = 0
     for q in range(cnt):
         v = nbuf[q]
-        sl = sbuf[q]
+        code = int(sbuf[q] + 0.5)
+        sr = code // 3 - 1
+        sl = code % 3 - 1
         if v < vk:
             total += v
-            slope += sl
+            slope_r += sr
+            slope_l += sl
             n_less += 1
         elif v == vk:
-            if sl < -0.5:
-                t_m1 += 1
-            elif sl < 0.5:
-                t_0 += 1
-            else:
-                t_p1 += 1
+            if sr < 0:
+                r_m1 += 1
+            elif sr == 0:
+                r_0 += 1
+            if sl > 0:
+                l_p1 += 1
+            elif sl == 0:
+                l_0 += 1
     need = kcap - n_less
     total += need * vk
-    if side > 0:
-        take = min(need, t_m1)
-        slope -= take
-        need -= take
-        take = min(need, t_0)
-        need -= take
-        slope += need
-    else:
-        take = min(need, t_p1)
-        slope += take
-        need -= take
-        take = min(need, t_0)
-        need -= take
-        slope -= need
-    return total, slope
+    # Right of alpha the tied slots go to the smallest right slopes, left of alpha to the
+    # largest left slopes (those examples are the smaller ones on that side).
+    take = min(need, r_m1)
+    rest = need - take
+    slope_r -= take
+    rest -= min(rest, r_0)
+    slope_r += rest
+    take = min(need, l_p1)
+    rest = need - take
+    slope_l += take
+    rest -= min(rest, l_0)
+    slope_l -= rest
+    return total, slope_l, slope_r
 
 
 @njit(cache=True, nogil=True)
@@ -930,28 +938,18 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, 
     while True:
         if a >= hi:
             a = hi
-            Sl, Ql = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap,
-                           hi, -1, nbuf, sbuf, tmp)
-            if _rising(Sl, Ql, kcap, c, hi):
-                return Sl / (kcap * (c + hi))
-            a1 = hi
-            P1 = Sl - Ql * hi
-            q1 = Ql
-            break
-        Sr, Qr = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, a, 1,
-                       nbuf, sbuf, tmp)
-        if _rising(Sr, Qr, kcap, c, a):
+        Sa, Ql, Qr = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, a,
+                           nbuf, sbuf, tmp)
+        if a < hi and _rising(Sa, Qr, kcap, c, a):
             a0 = a
-            P0 = Sr - Qr * a
+            P0 = Sa - Qr * a
             q0 = Qr
             a = 2.0 * a
             continue
-        Sl, Ql = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, a,
-                       -1, nbuf, sbuf, tmp)
-        if _rising(Sl, Ql, kcap, c, a):
-            return Sr / (kcap * (c + a))
+        if _rising(Sa, Ql, kcap, c, a):
+            return Sa / (kcap * (c + a))
         a1 = a
-        P1 = Sl - Ql * a
+        P1 = Sa - Ql * a
         q1 = Ql
         break
     for _ in range(4 * L + 64):
@@ -960,29 +958,27 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, 
         x = (P1 - P0) / (q0 - q1)
         if x <= a0 or x >= a1:
             x = a0 if x <= a0 else a1
-            Sx, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, x,
-                          1, nbuf, sbuf, tmp)
+            Sx, _, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap,
+                             x, nbuf, sbuf, tmp)
             return Sx / (kcap * (c + x))
-        Sl, Ql = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, x, -1,
-                       nbuf, sbuf, tmp)
-        Sr, Qr = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, x, 1,
-                       nbuf, sbuf, tmp)
+        Sx, Ql, Qr = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, x,
+                           nbuf, sbuf, tmp)
         if Ql == q0 and Qr == q1:
-            return Sr / (kcap * (c + x))
-        if _rising(Sr, Qr, kcap, c, x):
+            return Sx / (kcap * (c + x))
+        if _rising(Sx, Qr, kcap, c, x):
             a0 = x
-            P0 = Sr - Qr * x
+            P0 = Sx - Qr * x
             q0 = Qr
-        elif _rising(Sl, Ql, kcap, c, x):
-            return Sr / (kcap * (c + x))
+        elif _rising(Sx, Ql, kcap, c, x):
+            return Sx / (kcap * (c + x))
         else:
             a1 = x
-            P1 = Sl - Ql * x
+            P1 = Sx - Ql * x
             q1 = Ql
-    Sa, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, a0, 1, nbuf,
-                  sbuf, tmp)
-    Sb, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, a1, 1, nbuf,
-                  sbuf, tmp)
+    Sa, _, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, a0, nbuf,
+                     sbuf, tmp)
+    Sb, _, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, a1, nbuf,
+                     sbuf, tmp)
     ga = Sa / (kcap * (c + a0))
     gb = Sb / (kcap * (c + a1))
     return ga if ga >= gb else gb
@@ -1225,8 +1221,8 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, top_lab
             if 0.0 < x < hi:
                 # If S reaches the tangent at 0 at the bounds' intersection x, g(x) is the
                 # bound, hence the maximum (up to rounding: then the exact search decides).
-                Sx, _ = _scan(order_m, L, X, f, t, la, kk, mode, scores, y, margin, kcap, x,
-                              1, nbuf, sbuf, tmp)
+                Sx, _, _ = _scan(order_m, L, X, f, t, la, kk, mode, scores, y, margin, kcap,
+                                 x, nbuf, sbuf, tmp)
                 lx = S0 + jQ0[kk] * x
                 if abs(Sx - lx) <= 1e-12 * (1.0 + abs(lx)):
                     v = Sx / (kcap * (c + x))
