@@ -805,43 +805,33 @@ def _m_less(margin, a, b):
     return ma < mb or (ma == mb and a < b)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _sift_down(margin, idx, root, end):
+    """Restore the max-heap property of idx[0:end] (by (margin, index)) below ``root``."""
+    while True:
+        child = 2 * root + 1
+        if child >= end:
+            return
+        if child + 1 < end and _m_less(margin, idx[child], idx[child + 1]):
+            child += 1
+        if not _m_less(margin, idx[root], idx[child]):
+            return
+        tmp = idx[root]
+        idx[root] = idx[child]
+        idx[child] = tmp
+        root = child
+
+
 @njit(cache=True, nogil=True)
 def _sort_by_margin(margin, idx, L):
     """Sort idx[0:L] by (margin, index) in place (heapsort: no allocation, deterministic)."""
-    # Build a max-heap.
     for start in range(L // 2 - 1, -1, -1):
-        root = start
-        while True:
-            child = 2 * root + 1
-            if child >= L:
-                break
-            if child + 1 < L and _m_less(margin, idx[child], idx[child + 1]):
-                child += 1
-            if _m_less(margin, idx[root], idx[child]):
-                tmp = idx[root]
-                idx[root] = idx[child]
-                idx[child] = tmp
-                root = child
-            else:
-                break
+        _sift_down(margin, idx, start, L)
     for end in range(L - 1, 0, -1):
         tmp = idx[0]
         idx[0] = idx[end]
         idx[end] = tmp
-        root = 0
-        while True:
-            child = 2 * root + 1
-            if child >= end:
-                break
-            if child + 1 < end and _m_less(margin, idx[child], idx[child + 1]):
-                child += 1
-            if _m_less(margin, idx[root], idx[child]):
-                tmp = idx[root]
-                idx[root] = idx[child]
-                idx[child] = tmp
-                root = child
-            else:
-                break
+        _sift_down(margin, idx, 0, end)
 
 
 @njit(cache=True, nogil=True)
