@@ -979,6 +979,19 @@ def _tie(v, best):
     return abs(v - best) <= OBJ_TIE_EPS * (1.0 + abs(best))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _ranks_above(v, e, idx, best_v, best_e, best_idx):
+    """(maximum, tie-break key) larger beyond rounding; full ties go to the lower index (the
+    fast search examines candidates best bound first, not in index order). Without
+    relaxation every key is 0, so ties go straight to the index."""
+    if not _tie(v, best_v):
+        return v > best_v
+    tol = OBJ_TIE_EPS * (1.0 + abs(best_e))
+    if e > best_e + tol:
+        return True
+    return abs(e - best_e) <= tol and idx < best_idx
+
+
 @njit(cache=True, nogil=True)
 def top_labels(scores, y, out):
     """out[i] = the best incorrect label of i when unique, -1 when several tie."""
@@ -1222,20 +1235,7 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, top_lab
         else:
             v = g0                      # a corner: the maximum is at alpha = 0
         e = jD[kk] if eps > 0.0 else 0.0
-        if best_k < 0:
-            take = True
-        elif _tie(v, best_v):
-            take = False
-            if eps > 0.0:
-                if e > best_e + OBJ_TIE_EPS * (1.0 + abs(best_e)):
-                    take = True
-                elif abs(e - best_e) <= OBJ_TIE_EPS * (1.0 + abs(best_e)) and kk < best_k:
-                    take = True
-            elif kk < best_k:
-                take = True
-        else:
-            take = v > best_v
-        if take:
+        if best_k < 0 or _ranks_above(v, e, kk, best_v, best_e, best_k):
             best_k = kk
             best_v = v
             best_e = e
@@ -1386,20 +1386,7 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
         if kr < 0:
             continue
         # Line 13: (maximum, corner key), then the first (feature, threshold).
-        if not found:
-            take = True
-        elif _tie(v, best_v):
-            take = False
-            if eps > 0.0:
-                if e > best_e + OBJ_TIE_EPS * (1.0 + abs(best_e)):
-                    take = True
-                elif abs(e - best_e) <= OBJ_TIE_EPS * (1.0 + abs(best_e)) and ci < best_ci:
-                    take = True
-            elif ci < best_ci:
-                take = True
-        else:
-            take = v > best_v
-        if take:
+        if not found or _ranks_above(v, e, ci, best_v, best_e, best_ci):
             found = True
             best_v = v
             best_e = e
