@@ -915,21 +915,40 @@ def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, alph
     return total, slope_l, slope_r
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _two_line_bound(P0, q0, P1, q1, a, kcap, c):
+    """min(P0 + q0 a, P1 + q1 a) / (kcap (c + a)): g's bound at a from two supporting lines."""
+    u = P0 + q0 * a
+    w = P1 + q1 * a
+    return (u if u < w else w) / (kcap * (c + a))
+
+
 @njit(cache=True, nogil=True)
 def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, c, hi, S0, Q0,
-              double, nbuf, sbuf, tmp):
+              double, x_hint, floor, nbuf, sbuf, tmp):
     """Exact maximum of g over [0, hi] for a candidate that rises at 0 (right slope Q0 at
     S(0) = S0): bracket by doubling, then intersect the pieces of S at the bracket's ends
-    (as ``line_search.max_bottom_avg_exact``). Returns the maximum."""
+    (as ``line_search.max_bottom_avg_exact``). Returns the maximum — or, as soon as the
+    bracket proves the maximum lies below ``floor`` beyond the tie tolerance (the caller's
+    best so far), an upper bound below ``floor`` (the candidate cannot win; its exact value is
+    not needed). ``x_hint`` in (0, hi), if given, is the first point probed: where the tangent
+    at 0 meets another concave bound of S, so if S reaches the tangent there, g(x_hint) is
+    the maximum."""
     a0 = 0.0
     P0 = S0
     q0 = Q0
-    a = hi / 1024.0 if double else hi
+    hinted = 0.0 < x_hint < hi
+    a = x_hint if hinted else (hi / 1024.0 if double else hi)
     while True:
         if a >= hi:
             a = hi
         Sa, Ql, Qr = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, a,
                            nbuf, sbuf, tmp)
+        if hinted:
+            hinted = False
+            la = S0 + Q0 * a
+            if abs(Sa - la) <= 1e-12 * (1.0 + abs(la)):
+                return Sa / (kcap * (c + a))
         if a < hi and _rising(Sa, Qr, kcap, c, a):
             a0 = a
             P0 = Sa - Qr * a
@@ -946,6 +965,21 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap, 
         if q0 <= q1:
             break
         x = (P1 - P0) / (q0 - q1)
+        if floor > -INF:
+            # S is concave, so S <= min(P0 + q0 a, P1 + q1 a) on [a0, a1]; each line over
+            # (c + a) is monotone, so g's maximum there is at most the bound's value at a0,
+            # a1 or the lines' intersection x.
+            ub = _two_line_bound(P0, q0, P1, q1, a0, kcap, c)
+            u1 = _two_line_bound(P0, q0, P1, q1, a1, kcap, c)
+            if u1 > ub:
+                ub = u1
+            if a0 < x < a1:
+                u1 = _two_line_bound(P0, q0, P1, q1, x, kcap, c)
+                if u1 > ub:
+                    ub = u1
+            ub += 1e-9 * (1.0 + abs(ub))
+            if ub < floor - OBJ_TIE_EPS * (1.0 + abs(floor)):
+                return ub
         if x <= a0 or x >= a1:
             x = a0 if x <= a0 else a1
             Sx, _, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, margin, kcap,
@@ -1219,19 +1253,10 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, top_lab
             break                       # no remaining label can reach the reference
         la = kk if mode != MODE_SPLIT else lab_fixed
         if _rising(S0, jQ0[kk], kcap, c, 0.0):
-            v = -INF
-            x = jS0[kk]
-            if 0.0 < x < hi:
-                # If S reaches the tangent at 0 at the bounds' intersection x, g(x) is the
-                # bound, hence the maximum (up to rounding: then the exact search decides).
-                Sx, _, _ = _scan(order_m, L, X, f, t, la, kk, mode, scores, y, margin, kcap,
-                                 x, nbuf, sbuf, tmp)
-                lx = S0 + jQ0[kk] * x
-                if abs(Sx - lx) <= 1e-12 * (1.0 + abs(lx)):
-                    v = Sx / (kcap * (c + x))
-            if v == -INF:
-                v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, margin, kcap, c,
-                              hi, S0, jQ0[kk], double, nbuf, sbuf, tmp)
+            # First probe at the bounds' intersection (jS0): if S reaches the tangent at 0
+            # there, g there is the bound, hence the maximum.
+            v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, margin, kcap, c, hi,
+                          S0, jQ0[kk], double, jS0[kk], ref_v, nbuf, sbuf, tmp)
         else:
             v = g0                      # a corner: the maximum is at alpha = 0
         e = jD[kk] if eps > 0.0 else 0.0
