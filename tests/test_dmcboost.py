@@ -206,10 +206,12 @@ def test_phase1_node_ranking_uses_the_exponential_loss_on_ties():
     assert list(ws.node_label[1:3]) == nodes["label"][1:3] == [2, 1]
 
 
+@pytest.mark.parametrize("grouping", ["off", "on"])
 @pytest.mark.parametrize("eps", [0.0, 0.01])
-def test_phase2_tree_equals_brute_force(eps):
-    # The bottom-n' average tree (the fast, pruned node search) against brute force; eps > 0
-    # adds the relaxed-step tie-break. The binary objectives are in test_directboost.py.
+def test_phase2_tree_equals_brute_force(eps, grouping):
+    # The bottom-n' average tree (the fast, pruned node search, on examples or on groups of
+    # interchangeable examples) against brute force; eps > 0 adds the relaxed-step
+    # tie-break. The binary objectives are in test_directboost.py.
     rng = np.random.default_rng(4 + int(eps > 0))
     for it in range(40):
         X, n_bins, scores, y, c, K = random_node_problem(rng, it % 2 == 0,
@@ -220,10 +222,63 @@ def test_phase2_tree_equals_brute_force(eps):
         nprime = int(rng.integers(1, n + 1))
         ws = zt.ZeroOneWorkspace(n, X.shape[1], X.max() + 1, K, depth)
         m = zt.grow_margin_tree(ws, X, y, n_bins, scores, c, nprime, zt.OBJ_BOTTOM_AVG,
-                                False, eps)
+                                False, eps, grouping=grouping)
         nodes, vote = nz.grow_tree_naive(X, y, n_bins, scores, depth, phase="margin", c=c,
                                          nprime=nprime, eps=eps)
         same_tree(ws, m, nodes, vote)
+
+
+def test_group_rows_groups_exactly_the_equal_rows():
+    rng = np.random.default_rng(11)
+    for it in range(20):
+        n, K = int(rng.integers(1, 300)), int(rng.integers(2, 6))
+        # Few distinct rows (sums of a few weights), with -0.0 among the zeros.
+        scores = rng.integers(0, 3, size=(n, K)) * np.array([0.5, 1.25, 2.0])[
+            rng.integers(0, 3, size=(n, K))]
+        scores[rng.random((n, K)) < 0.1] = -0.0
+        y = rng.integers(0, K, n).astype(np.int32)
+        gid, grep = np.zeros(n, np.int64), np.zeros(n, np.int64)
+        G = zt.group_rows(scores, scores.view(np.uint64), y, gid, grep)
+        assert G == len(np.unique(gid)) and gid.max() == G - 1
+        rows = np.column_stack([y, scores])
+        same_group = gid[:, None] == gid[None, :]
+        same_row = (rows[:, None, :] == rows[None, :, :]).all(axis=2)
+        assert not (same_group & ~same_row).any()       # a group never mixes rows
+        # Equal rows share a group unless their bits differ (-0.0 vs 0.0 only).
+        bits_equal = (rows.view(np.uint64)[:, None, :] == rows.view(np.uint64)[None, :, :]
+                      ).all(axis=2)
+        assert (same_group == bits_equal).all()
+        assert (gid[grep[:G]] == np.arange(G)).all()
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.01])
+def test_phase2_grouped_search_equals_per_example_search(eps):
+    # Larger duplicate-heavy states (few previous trees: few distinct score rows) than the
+    # brute-force twin can handle: grouping must not change the tree.
+    rng = np.random.default_rng(21 + int(eps > 0))
+    n_grouped = 0
+    for it in range(16):
+        n, K, F, nb = 600, int(rng.integers(2, 7)), int(rng.integers(1, 5)), 6
+        X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
+        if it % 4 == 0:
+            X[rng.random((n, F)) < 0.05] = 255          # missing-value bin
+        scores, c = ensemble_state(rng, n, K, int(rng.integers(1, 4)), integer=it % 2 == 0)
+        y = ((X[:, 0] % nb + rng.integers(0, 2, n)) % K).astype(np.int32)
+        nprime = int(rng.integers(1, n + 1))
+        trees = []
+        for grouping in ("off", "on", "auto"):
+            ws = zt.ZeroOneWorkspace(n, F, int(X.max()) + 1, K, 3)
+            m = zt.grow_margin_tree(ws, X, y, np.full(F, nb, np.int32), scores, c, nprime,
+                                    zt.OBJ_BOTTOM_AVG, False, eps, grouping=grouping)
+            trees.append((m, ws.feature[:m].copy(), ws.threshold[:m].copy(),
+                          ws.node_label[:m].copy(), ws.vote.copy()))
+        G = zt.group_rows(scores, np.ascontiguousarray(scores).view(np.uint64), y,
+                          np.zeros(n, np.int64), np.zeros(n, np.int64))
+        n_grouped += 2 * G <= n
+        for other in trees[1:]:
+            for a, b in zip(trees[0], other, strict=True):
+                np.testing.assert_array_equal(a, b)
+    assert n_grouped >= 8                               # "auto" really grouped
 
 
 # ---------------------------------------------------------------------------------------------
