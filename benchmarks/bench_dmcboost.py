@@ -2,8 +2,8 @@
 
 Run from the repository root::
 
-    python -m benchmarks.bench_dmcboost [--letter-rounds 8] [--poker-rounds 3]
-                                        [--phase2-rounds 3] [--samme-rounds 20] [--no-poker]
+    python -m benchmarks.bench_dmcboost [--letter-rounds 40] [--poker-rounds 40]
+                                        [--phase2-rounds 10] [--samme-rounds 20] [--no-poker]
 
 Data
 ----
@@ -28,8 +28,12 @@ run (fit time / rounds). JIT compilation is excluded: a tiny fit of each estimat
 compiles or cache-loads every kernel.
 
 The target is <= 1 s per DMCBoost round on Poker525k on one core (the paper's C++: ~90 s per
-DMCBoost round, ~10 s per SAMME round, Core2 Duo 2.6 GHz). A benchmark reports; it never fails
-on a target: the exit status is 0 unless the data are missing (2).
+DMCBoost round, ~10 s per SAMME round, Core2 Duo 2.6 GHz). The summary checks the mean Phase I
+round and the *slowest* Phase II round against it, and prints every Phase II round's time:
+the Phase II node search handles groups of examples with equal score rows as one item, and
+the number of groups grows with the rounds (on Letter from 464 after Phase I to ~8,000 of
+16,000 after 30 rounds), so later rounds cost more than the first ones. A benchmark reports;
+it never fails on a target: the exit status is 0 unless the data are missing (2).
 """
 
 from __future__ import annotations
@@ -171,8 +175,10 @@ def bench_dataset(name, X, y, categorical, desc, n_rounds, phase2_rounds, samme_
               f"    Phase I : {res['phase1']:.3f} s/round over {len(p1_all)} round(s)")
     if p2:
         res["phase2"] = float(np.mean(p2))
+        res["phase2_max"] = float(max(p2))
         print(f"    Phase II: {res['phase2']:.3f} s/round over {len(p2)} round(s) "
-              f"(min {min(p2):.3f}, max {max(p2):.3f})")
+              f"(min {min(p2):.3f}, max {max(p2):.3f}); per round: "
+              + " ".join(f"{dt:.3f}" for dt in p2))
     gc.collect()
     t0 = time.perf_counter()
     sm = SAMME(n_rounds=samme_rounds, max_depth=DEPTH).fit(binned, y)
@@ -201,8 +207,8 @@ def _parser():
                    help="DMCBoost round budget on Letter (default 40)")
     p.add_argument("--poker-rounds", type=int, default=40,
                    help="DMCBoost round budget on Poker525k (default 40)")
-    p.add_argument("--phase2-rounds", type=int, default=3,
-                   help="stop each fit after this many Phase II rounds (default 3; 0 = time "
+    p.add_argument("--phase2-rounds", type=int, default=10,
+                   help="stop each fit after this many Phase II rounds (default 10; 0 = time "
                         "Phase I only)")
     p.add_argument("--samme-rounds", type=int, default=20,
                    help="SAMME rounds timed per dataset (default 20)")
@@ -235,10 +241,12 @@ def main(argv=None):
                          "samme": "samme"}[key]
                 print(f"{name}.{label}_round_seconds={r[key]:.4f}")
         if "phase1" in r:
-            ok = r["phase1"] <= TARGET_SECONDS
+            ok = r["phase1"] <= TARGET_SECONDS  # mean of the Phase I rounds
             print(f"{name}.phase1_target_{TARGET_SECONDS:g}s={'met' if ok else 'NOT met'}")
         if "phase2" in r:
-            ok = r["phase2"] <= TARGET_SECONDS
+            # Every timed round must meet the target, not just their mean.
+            print(f"{name}.dmcboost_phase2_max_round_seconds={r['phase2_max']:.4f}")
+            ok = r["phase2_max"] <= TARGET_SECONDS
             print(f"{name}.phase2_target_{TARGET_SECONDS:g}s={'met' if ok else 'NOT met'}")
     return 0
 

@@ -32,7 +32,9 @@ only at alpha = g_j+ for the points g_j where some currently-wrong example turns
 loss only drops there), so each example contributes at most one event per label on this
 common compressed axis; the events are counting-sorted per node and swept for all features,
 thresholds and labels at once. Phase II's bottom-n' average (``_best_split_phase2_fast``)
-scans margin-sorted prefixes and prunes candidates with concave upper bounds; the binary
+scans margin-sorted prefixes, prunes candidates with concave upper bounds (also inside each
+exact search), and treats examples with equal label and score row as one item with a
+multiplicity (``group_rows``, ``_node_groups``, ``_item``); the binary
 objectives of DirectBoost (order statistic, zero-error region) use the plain exhaustive
 ``_best_split_phase2`` (small data sets).
 
