@@ -236,6 +236,21 @@ def left_slope(p, s, w, alpha):
     return s if a <= b else -1.0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def median_of_three(buf, lo, hi):
+    """Median of buf[lo], buf[(lo + hi) // 2] and buf[hi]: the selections' pivot."""
+    a = buf[lo]
+    b = buf[(lo + hi) >> 1]
+    c = buf[hi]
+    if a > b:
+        a, b = b, a
+    if b > c:
+        b = c
+        if a > b:
+            b = a
+    return b
+
+
 @njit(cache=True, nogil=True)
 def _select_kth(buf, L, k):
     """In-place selection: returns the k-th smallest (0-based) of buf[:L] (Hoare partition
@@ -243,17 +258,7 @@ def _select_kth(buf, L, k):
     lo = 0
     hi = L - 1
     while hi > lo:
-        mid = (lo + hi) >> 1
-        a = buf[lo]
-        b = buf[mid]
-        c = buf[hi]
-        if a > b:
-            a, b = b, a
-        if b > c:
-            b = c
-            if a > b:
-                b = a
-        pivot = b
+        pivot = median_of_three(buf, lo, hi)
         i = lo
         j = hi
         while i <= j:

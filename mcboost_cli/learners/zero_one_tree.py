@@ -63,6 +63,7 @@ from .line_search import (
     _select_kth,
     left_slope,
     max_bottom_avg_exact,
+    median_of_three,
     max_order_margin_exact,
     numerator,
     order_margin_value,
@@ -890,6 +891,16 @@ def _item(items, q, X, f, t, mode):
     return q, 0, 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _item_fixed_var(items, q, X, f, t, mode):
+    """(member example, members voted the fixed label, members whose label varies) of item q:
+    in MODE_SPLIT the S_left members carry the fixed label; otherwise all members vary."""
+    r, na, nb = _item(items, q, X, f, t, mode)
+    if mode == MODE_SPLIT:
+        return r, na, nb
+    return r, 0, na
+
+
 @njit(cache=True, nogil=True)
 def _select_kth_weighted(vals, wts, L, k):
     """The smallest value v of vals[:L] whose weights up to v (inclusive) exceed k, i.e. the
@@ -900,17 +911,7 @@ def _select_kth_weighted(vals, wts, L, k):
     while True:
         if lo == hi:
             return vals[lo]
-        mid = (lo + hi) >> 1
-        a = vals[lo]
-        b = vals[mid]
-        c = vals[hi]
-        if a > b:
-            a, b = b, a
-        if b > c:
-            b = c
-            if a > b:
-                b = a
-        pivot = b
+        pivot = median_of_three(vals, lo, hi)
         lt = lo
         i = lo
         gt = hi
@@ -1233,13 +1234,7 @@ def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, ite
         if mi > v0:
             read = q
             break
-        r, na, nb = _item(items, it, X, f, t, mode)
-        if mode == MODE_SPLIT:
-            nfix = na
-            nvar = nb
-        else:
-            nfix = 0
-            nvar = na
+        r, nfix, nvar = _item_fixed_var(items, it, X, f, t, mode)
         if nfix + nvar == 0:
             continue
         yi = y[r]
@@ -1314,13 +1309,7 @@ def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap
         if n_full >= K:
             break
         it = order_m[q]
-        r, na, nb = _item(items, it, X, f, t, mode)
-        if mode == MODE_SPLIT:
-            nfix = na
-            nvar = nb
-        else:
-            nfix = 0
-            nvar = na
+        r, nfix, nvar = _item_fixed_var(items, it, X, f, t, mode)
         if nfix + nvar == 0:
             continue
         yi = y[r]
