@@ -256,3 +256,16 @@ def test_sigkill_mid_run_then_resume_gives_the_uninterrupted_table(tmp_path, mir
             == (ref_dir / "results/killme/results.csv").read_text())
     assert ((kill_dir / "results/killme/results.md").read_text()
             == (ref_dir / "results/killme/results.md").read_text())
+
+
+def test_direct_boosters_config_runs_end_to_end(tmp_path, mirror_env):
+    # The committed small config of DMCBoost and the three DirectBoost variants.
+    cfg = Path(__file__).resolve().parent.parent / "configs" / "direct_tiny.yaml"
+    r = invoke(["run", str(cfg), "--jobs", "1", "-q"], tmp_path)
+    assert r.exit_code == 0, r.output
+    csv = pd.read_csv(tmp_path / "results" / "direct_tiny" / "results.csv")
+    assert set(csv["algorithm"]) == {"DMCBoost", "DirectBoost_avg", "DirectBoost^eps_avg",
+                                     "DirectBoost_order"}
+    assert (csv["n"] == 2).all()
+    # Tic-tac-toe is 65% one class: every booster beats the majority vote.
+    assert ((csv["mean"] > 0) & (csv["mean"] < 34.7)).all()

@@ -53,7 +53,7 @@ _REFERENCE = ("Zhai, Xia, Tan & Wang, Direct 0-1 loss minimization and margin ma
 class _DirectBoost(DirectBoosting):
     """Shared constructor and n' of the three DirectBoost variants."""
 
-    family = "DirectBoost (in progress, see ALGORITHMS.md)"
+    family = "DirectBoost"
     reference = _REFERENCE
     version = "2"   # 2: Phase II corner tie-break by corner_key (was g(eps))
     binary_only = True

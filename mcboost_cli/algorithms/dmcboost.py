@@ -346,7 +346,7 @@ class DMCBoost(DirectBoosting):
     """
 
     name = "dmcboost"
-    family = "DMCBoost (in progress, see ALGORITHMS.md)"
+    family = "DMCBoost"
     reference = ("Zhai, Xia & Wang, A multi-class boosting method with direct optimization, "
                  "KDD 2014")
     version = "2"   # 2: Phase II corner tie-break by corner_key (was g(eps))
