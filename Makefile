@@ -5,13 +5,13 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 JOBS   ?=
 
-.PHONY: run test bench bench-poker install install-test clean-venv help
+.PHONY: run test bench install install-test clean-venv help
 
 help:
 	@echo "make run    - install, then run configs/quick.yaml and print its table"
 	@echo "make test   - install with test extras, then run the test suite"
-	@echo "make bench  - install with bench extras, then run the benchmarks (SAMME, DMCBoost on Letter)"
-	@echo "make bench-poker - DMCBoost and SAMME on a 525,010-row poker training set (slow)"
+	@echo "make bench  - install with bench extras, then run the benchmarks (SAMME on Letter; DMCBoost"
+	@echo "              and SAMME on Letter and a 525,010-row poker training set)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,9 +40,6 @@ test: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed-bench
 	$(BIN)/python -m benchmarks.bench_samme
-	$(BIN)/python -m benchmarks.bench_dmcboost --no-poker
-
-bench-poker: $(VENV)/.installed-bench
 	$(BIN)/python -m benchmarks.bench_dmcboost
 
 clean-venv:
