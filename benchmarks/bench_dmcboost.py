@@ -80,8 +80,9 @@ def _mirror_dirs(mirror):
 
 def load_poker525k(mirror):
     """(X, y, categorical, description) of the 525,010-row training set, or None: the real
-    one (``load_dataset("poker525k")``'s training part: the UCI training file and the first
-    500,000 rows of the test file) when it can be had, else the stand-in below."""
+    one (``load_dataset("poker525k")``'s training part: the UCI training file and a seeded
+    half of the test file, as the catalog defines it) when it can be had, else the stand-in
+    below."""
     from mcboost_cli.datasets import DatasetError, load_dataset
     try:
         ds = load_dataset("poker525k", mirror=mirror)

@@ -196,7 +196,6 @@ class ZeroOneWorkspace:
         self.rep = np.zeros(n, np.int64)
         self.gcnt = np.zeros(n, np.int64)
         self.gmargin = np.zeros(n, np.float64)
-        self.hist_width = B
         self.cum = np.zeros((1, F, B), np.int32)
         self.buf = np.zeros(n, np.float64)
         self.inc = np.zeros(n, np.float64)
@@ -1499,7 +1498,7 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     v0 = INF
     for q in range(L):
         it = order_m[q]
-        nm = gcnt[it] if grouped else 1
+        _, nm, _ = _item(items, it, X, 0, 0, MODE_ALL)
         S0 += min(nm, kS - seen) * imargin[it]
         seen += nm
         if seen >= kS:
@@ -1521,8 +1520,7 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
         mi = imargin[it]
         if mi > v0:
             break
-        r = rep[it] if grouped else it
-        nm = gcnt[it] if grouped else 1
+        r, nm, _ = _item(items, it, X, 0, 0, MODE_ALL)
         for k in range(K):
             jval[k] = 0.0
         _add_slopes0(scores, y, margin, top_lab, r, jval, 1.0)
