@@ -89,6 +89,13 @@ def _run_options(f):
         click.option("--export-splits", type=click.Path(file_okay=False), default=None,
                      metavar="DIR", help="Also write the folds and noise masks as CSV files."),
         click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
+        click.option("--quick", is_flag=True,
+                     help="Run the config's reduced 'quick' budget (fewer datasets, folds and "
+                          "rounds); outputs go to results/<experiment>/quick/, labelled QUICK."),
+        click.option("--import-results", type=click.Path(dir_okay=False), default=None,
+                     metavar="CELLS_CSV",
+                     help="First take the plan's cells found in this per-cell results file "
+                          "(a cells.csv written by a run) as done, then run the rest."),
     ]
     for o in reversed(opts):
         f = o(f)
@@ -96,9 +103,18 @@ def _run_options(f):
 
 
 def _paths(config, store_path, results_dir):
-    out = Path(results_dir) if results_dir else Path("results") / config.experiment
+    default = Path("results") / config.experiment
+    if config.is_quick:
+        default = default / "quick"
+    out = Path(results_dir) if results_dir else default
     store = Path(store_path) if store_path else out / "cells.sqlite"
     return store, out
+
+
+def _load(config_file, quick=False):
+    from .runner.config import load_config, quick_variant
+    config = load_config(config_file)
+    return quick_variant(config) if quick else config
 
 
 def _open_store(path: Path):
@@ -108,33 +124,70 @@ def _open_store(path: Path):
 
 
 def _load_datasets(config, mirror, offline):
-    """Fetch and parse every dataset of the plan in this process before any work starts."""
-    from .datasets import load_dataset
+    """Fetch and parse every dataset of the plan in this process before any work starts.
+
+    Returns (config, datasets): a dataset that cannot be had (no internet, missing from the
+    mirror) is dropped from the plan with one warning line and a note under the tables, so the
+    others still run; when none can be had, that is an error."""
+    from dataclasses import replace
+
+    from .datasets import DatasetError, load_dataset
+    from .runner.config import narrow
     if mirror:
         # Workers inherit the environment; they read the cache this fills.
         os.environ["MCBOOST_MIRROR"] = mirror
-    datasets = {name: load_dataset(name, mirror=mirror, offline=offline)
-                for name in config.datasets}
+    datasets, missing = {}, {}
+    for name in config.datasets:
+        try:
+            datasets[name] = load_dataset(name, mirror=mirror, offline=offline)
+        except DatasetError as e:
+            missing[name] = str(e).splitlines()[0]
+            click.echo(f"warning: {name} is not run: {missing[name]}", err=True)
+    if not datasets:
+        raise UserError(f"no dataset of {config.path} can be had: "
+                        + "; ".join(f"{k}: {v}" for k, v in missing.items()))
+    if missing:
+        config = narrow(config, [d for d in config.datasets if d in datasets])
+        config = replace(config, notes=config.notes + tuple(
+            f"Not run: {name} (data unavailable here: {why})" for name, why in missing.items()))
+    pooled = {d for t in config.tables for d, p in t.protocols.items() if p == "five_fold"}
     for name, ds in datasets.items():
-        if ds.test_mask is not None and config.protocol == "five_fold":
+        if ds.test_mask is not None and name in pooled:
             click.echo(f"note: {name} has a predefined train/test split; protocol five_fold "
                        f"pools its {ds.n_samples} rows into 5 random parts", err=True)
-    return datasets
+    return config, datasets
+
+
+def _render(config, planned, store, out_dir):
+    """Summaries, files and terminal text of the plan's results in ``store``."""
+    from .report.tables import render_terminal, summarize, write_outputs
+    from .runner.reference import cells_frame
+    results = store.frame(keys=[pc.cell.key for pc in planned])
+    summary_df = summarize(config, planned, results)
+    paths = write_outputs(config, summary_df, out_dir, cells=cells_frame(results))
+    paths += _figures(config, planned, store, out_dir)
+    return render_terminal(config, summary_df), paths
+
+
+def _figures(config, planned, store, out_dir):
+    if not getattr(config, "figures", None):
+        return []
+    from .report.figures import write_figures
+    return write_figures(config, planned, store, out_dir)
 
 
 def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, store_path,
-             results_dir, export_splits, quiet):
-    from .report.tables import render_terminal, summarize, write_outputs
+             results_dir, export_splits, quiet, quick=False, import_results=None):
     from .runner.execute import run_cells
     from .runner.executors import make_executor
     from .runner.plan import config_hash, expand
     from .runner.work import run_cell
 
     _sigterm_as_interrupt()
+    store_file, out_dir = _paths(config, store_path, results_dir)
+    config, datasets = _load_datasets(config, mirror, offline)
     planned = expand(config)
     cells = [pc.cell for pc in planned]
-    store_file, out_dir = _paths(config, store_path, results_dir)
-    datasets = _load_datasets(config, mirror, offline)
     if export_splits:
         from .protocol.export import export_splits as _export
         n = len(_export(config, datasets, export_splits))
@@ -144,16 +197,22 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
         statuses = store.statuses([c.key for c in cells])
         n_done = sum(1 for c in cells if statuses.get(c.key) == "done")
         n_bad = sum(1 for c in cells if statuses.get(c.key) in ("failed", "timeout"))
+        n_unique = len({c.key for c in cells})
         if dry_run:
-            click.echo(f"{config.path}: experiment {config.experiment!r}: {len(cells)} cells "
-                       f"({len(config.datasets)} datasets × {len(config.noise_rates)} noise "
-                       f"rates × {len(config.seeds)} seeds × {len(config.folds)} folds × "
-                       f"{sum(len(e.grid_points()) for e in config.algorithms)} algorithm "
-                       f"settings); {n_done} done, {n_bad} failed/timed out, "
-                       f"{len(cells) - n_done - n_bad} pending; store {store_file}")
+            click.echo(f"{config.path}: experiment {config.experiment!r}"
+                       + (" (QUICK)" if config.is_quick else "") + f": {n_unique} cells "
+                       f"({len(config.tables)} table(s), {len(config.datasets)} datasets × "
+                       f"{len(config.noise_rates)} noise rates × {len(config.seeds)} seeds × "
+                       f"folds × algorithm settings, shared fits counted once); {n_done} done, "
+                       f"{n_bad} failed/timed out, {n_unique - n_done - n_bad} pending; "
+                       f"store {store_file}")
             return
         if fresh:
             store.delete([c.key for c in cells])
+        if import_results:
+            from .runner.reference import import_cells, read_cells
+            n_imp = import_cells(store, read_cells(import_results), planned, config_hash(config))
+            click.echo(f"imported {n_imp} done cells from {import_results}", err=True)
         executor = make_executor(jobs)
         try:
             summary = run_cells(cells, store, run_cell, executor, retry_failed=retry_failed,
@@ -161,10 +220,8 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
                                 progress="quiet" if quiet else "auto")
         finally:
             executor.shutdown(cancel_pending=True)
-        results = store.frame(keys=[c.key for c in cells])
-    summary_df = summarize(config, planned, results)
-    paths = write_outputs(config, summary_df, out_dir)
-    click.echo(render_terminal(config, summary_df))
+        text, paths = _render(config, planned, store, out_dir)
+    click.echo(text)
     click.echo(f"{summary.describe()}", err=True)
     click.echo(f"tables: {', '.join(str(p) for p in paths)}", err=True)
     if summary.interrupted:
@@ -184,8 +241,7 @@ def run(config_file, **opts):
     Cells already in the result store are skipped, so re-running an interrupted command
     resumes it. Exit status: 0 all done, 1 some cells failed, 2 bad input, 130 interrupted.
     """
-    from .runner.config import load_config
-    _execute(load_config(config_file), **opts)
+    _execute(_load(config_file, opts["quick"]), **opts)
 
 
 def _sigterm_as_interrupt():
@@ -201,18 +257,28 @@ def _sigterm_as_interrupt():
 @click.option("--config", "config_file",
               default=DEFAULT_NOISE_CONFIG, show_default=True, type=str,
               help="The noise experiment config whose noise_rates --rate replaces.")
+@click.option("--datasets", "only_datasets", default=None, metavar="NAME[,NAME...]",
+              help="Run only these datasets of the config.")
+@click.option("--algorithms", "only_algorithms", default=None, metavar="LABEL[,LABEL...]",
+              help="Run only these algorithm columns (labels as in the tables, or registry "
+                   "names).")
 @_run_options
-def noise(rates, config_file, **opts):
+def noise(rates, config_file, only_datasets, only_algorithms, **opts):
     """Run the label-noise experiment at the given rates (test labels stay clean)."""
     from dataclasses import replace
 
-    from .runner.config import load_config
+    from .runner.config import narrow
     for r in rates:
         if not 0.0 <= r < 1.0:
             raise UserError(f"--rate: {r!r} is not valid; expected a number in [0, 1)")
-    config = load_config(config_file)
+    config = _load(config_file, opts["quick"])
     config = replace(config, noise_rates=tuple(dict.fromkeys(float(r) for r in rates)))
+    config = narrow(config, _names(only_datasets), _names(only_algorithms))
     _execute(config, **opts)
+
+
+def _names(text):
+    return None if text is None else [n.strip() for n in text.split(",") if n.strip()]
 
 
 @main.command()
@@ -221,23 +287,65 @@ def noise(rates, config_file, **opts):
               help="Result store (default: results/<experiment>/cells.sqlite).")
 @click.option("--results-dir", type=click.Path(file_okay=False), default=None,
               help="Where tables are written (default: results/<experiment>).")
-def report(config_file, store_path, results_dir):
-    """Re-render CONFIG's tables from the result store (also from a partial run)."""
-    from .report.tables import render_terminal, summarize, write_outputs
-    from .runner.config import load_config
+@click.option("--quick", is_flag=True, help="The tables of the --quick run.")
+def report(config_file, store_path, results_dir, quick):
+    """Re-render CONFIG's tables (and figures) from the result store (also mid-run)."""
     from .runner.plan import expand
 
-    config = load_config(config_file)
+    config = _load(config_file, quick)
     planned = expand(config)
     store_file, out_dir = _paths(config, store_path, results_dir)
     if not store_file.exists():
-        raise UserError(f"{store_file}: no result store; run `mcboost run {config_file}` first")
+        raise UserError(f"{store_file}: no result store; run `mcboost run {config_file}"
+                        + (" --quick" if quick else "") + "` first")
     with _open_store(store_file) as store:
-        results = store.frame(keys=[pc.cell.key for pc in planned])
-    summary_df = summarize(config, planned, results)
-    paths = write_outputs(config, summary_df, out_dir)
-    click.echo(render_terminal(config, summary_df))
+        text, paths = _render(config, planned, store, out_dir)
+    click.echo(text)
     click.echo(f"tables: {', '.join(str(p) for p in paths)}", err=True)
+
+
+@main.command()
+@click.argument("config_file", metavar="CONFIG")
+@click.option("--cells", "cells_file", type=click.Path(dir_okay=False), default=None,
+              help="Per-cell results to check (default: results/<experiment>/cells.csv).")
+@click.option("--sample", "n_sample", type=click.IntRange(min=1), default=12, show_default=True,
+              help="How many cells to re-run (a fixed, varied sample of cheap cells).")
+@click.option("--max-seconds", type=click.FloatRange(min=0), default=5.0, show_default=True,
+              help="Only sample cells whose recorded fit took at most this long.")
+@click.option("--mirror", default=None, metavar="URL|DIR", help="Dataset mirror.")
+@click.option("--offline", is_flag=True, help="Never use the network.")
+def recheck(config_file, cells_file, n_sample, max_seconds, mirror, offline):
+    """Re-run a fixed sample of CONFIG's committed cells; exit 1 if any number differs.
+
+    Every re-run cell must reproduce its reported round, its number of rounds and its
+    training, validation and test errors exactly (float64 equality).
+    """
+    from .runner.config import load_config
+    from .runner.plan import expand
+    from .runner.reference import read_cells, recheck as _recheck, sample_cells
+    from .runner.work import run_cell
+
+    config = load_config(config_file)
+    path = Path(cells_file) if cells_file else _paths(config, None, None)[1] / "cells.csv"
+    frame = read_cells(path)
+    plan_keys = {pc.cell.key for pc in expand(config)}
+    frame = frame[frame["key"].isin(plan_keys)]
+    sample = sample_cells(frame, n_sample, max_seconds)
+    if sample.empty:
+        raise UserError(f"{path}: no cell of {config_file} with a recorded fit time of at most "
+                        f"{max_seconds:g} s to re-run; raise --max-seconds")
+    datasets = sorted(set(sample["dataset"]))
+    from .runner.config import narrow
+    _load_datasets(narrow(config, datasets), mirror, offline)
+    bad = _recheck(sample, config.experiment, run_cell)
+    for m in bad:
+        click.echo(f"differs: {m.describe}: {m.column} committed {m.committed or 'none'}, "
+                   f"re-run {m.rerun or 'none'}")
+    click.echo(f"recheck: {len(sample)} cells of {path} re-run "
+               f"({', '.join(sorted(set(sample['algorithm'])))} on {', '.join(datasets)}); "
+               f"{len(bad)} numbers differ", err=True)
+    if bad:
+        sys.exit(1)
 
 
 @main.command()

@@ -2,8 +2,12 @@
 
 Layout under the chosen folder::
 
-    <dataset>/seed<s>/parts.csv                      row,part          (0-based row, part 0..4)
-    <dataset>/seed<s>/fold<i>_noise<rate>.csv        row,label,noisy_label  (flipped rows only)
+    <dataset>/seed<s>/parts.csv                      row,part          (five_fold: part 0..4)
+    <dataset>/seed<s>/<protocol>.csv                 row,part          (predefined protocols:
+                                                                        train / valid / test)
+    <dataset>/seed<s>/fold<i>_noise<rate>.csv        row,label,noisy_label  (flipped rows only;
+                                                     <protocol>_noise<rate>.csv for the
+                                                     predefined protocols)
 
 Rows are numbered as in the dataset's files concatenated in catalog order; labels are names.
 """
@@ -24,27 +28,45 @@ def export_splits(config, datasets: dict, out_dir) -> list[Path]:
     written = []
     for name in config.datasets:
         ds = datasets[name]
+        protocols = sorted({t.protocols[name] for t in config.tables if name in t.protocols})
         for seed in config.seeds:
             d = out / name / f"seed{seed}"
             d.mkdir(parents=True, exist_ok=True)
-            if config.protocol == "five_fold":
-                parts = five_fold_parts(ds.n_samples, name, seed)
-                p = d / "parts.csv"
-                pd.DataFrame({"row": np.arange(ds.n_samples), "part": parts}).to_csv(
-                    p, index=False)
-                written.append(p)
-            classes = np.asarray(ds.classes, dtype=object)
-            for fold in config.folds:
-                split = make_split(config.protocol, ds.n_samples, name, seed, fold)
-                trval = np.concatenate([split.train, split.valid])
-                for rate in config.noise_rates:
-                    if rate == 0:
-                        continue
-                    y_noisy, flipped = noisy_labels(ds.y, trval, rate, ds.n_classes,
-                                                    dataset=name, seed=seed, fold=fold)
-                    p = d / f"fold{fold}_noise{rate:g}.csv"
-                    pd.DataFrame({"row": flipped, "label": classes[ds.y[flipped]],
-                                  "noisy_label": classes[y_noisy[flipped]]}).to_csv(
-                        p, index=False)
-                    written.append(p)
+            for protocol in protocols:
+                written += _export_protocol(config, ds, name, seed, protocol, d)
+    return written
+
+
+def _export_protocol(config, ds, name, seed, protocol, d: Path) -> list[Path]:
+    written = []
+    if protocol == "five_fold":
+        parts = five_fold_parts(ds.n_samples, name, seed)
+        p = d / "parts.csv"
+        pd.DataFrame({"row": np.arange(ds.n_samples), "part": parts}).to_csv(p, index=False)
+        written.append(p)
+        folds = config.folds
+    else:
+        split = make_split(protocol, ds.n_samples, name, seed, 0, ds.test_mask)
+        part = np.empty(ds.n_samples, dtype=object)
+        for which in ("train", "valid", "test"):
+            part[getattr(split, which)] = which
+        p = d / f"{protocol}.csv"
+        pd.DataFrame({"row": np.arange(ds.n_samples), "part": part}).to_csv(p, index=False)
+        written.append(p)
+        folds = (0,)
+    classes = np.asarray(ds.classes, dtype=object)
+    for fold in folds:
+        split = make_split(protocol, ds.n_samples, name, seed, fold, ds.test_mask)
+        trval = np.concatenate([split.train, split.valid])
+        for rate in config.noise_rates:
+            if rate == 0:
+                continue
+            y_noisy, flipped = noisy_labels(ds.y, trval, rate, ds.n_classes,
+                                            dataset=name, seed=seed, fold=fold)
+            stem = f"fold{fold}" if protocol == "five_fold" else protocol
+            p = d / f"{stem}_noise{rate:g}.csv"
+            pd.DataFrame({"row": flipped, "label": classes[ds.y[flipped]],
+                          "noisy_label": classes[y_noisy[flipped]]}).to_csv(
+                p, index=False)
+            written.append(p)
     return written

@@ -3,7 +3,18 @@
 ``five_fold`` (the DMCBoost paper's protocol, sec. 5): the rows are shuffled with a seed
 derived from (dataset, seed) and cut into 5 parts of equal size (sizes differ by at most one
 row). Fold i tests on part i, validates on part (i + 1) mod 5 and trains on the other three,
-so over the five folds every row is tested exactly once.
+so over the five folds every row is tested exactly once. A predefined train/test split of the
+catalog is ignored: all rows are pooled.
+
+``predefined`` (the papers' "datasets which come with pre-specified training and testing
+sets are evaluated by the test error"): one fold (0); the catalog's training rows train, its
+test rows test, and there is **no validation part** — nothing is early-stopped or selected
+(the DMCBoost paper fixes n' and runs every method to its maximum of rounds there).
+
+``predefined_holdout``: the catalog's split, with a seeded quarter of the training rows held
+out as the validation part (train : validation = 3 : 1, as in the 5-fold protocol), for
+experiments that must select a hyper-parameter (e.g. the tree depth of the DMCBoost paper's
+Table 3) on a predefined-split dataset. ALGORITHMS.md ("Protocol") records why.
 """
 
 from __future__ import annotations
@@ -15,7 +26,10 @@ import numpy as np
 from .seeding import rng_for
 
 N_PARTS = 5
-PROTOCOLS = ("five_fold",)
+PROTOCOLS = ("five_fold", "predefined", "predefined_holdout")
+# Protocols that use the catalog's predefined train/test split (the dataset must have one).
+PREDEFINED = ("predefined", "predefined_holdout")
+HOLDOUT_FRACTION = 0.25
 
 
 @dataclass(frozen=True)
@@ -50,13 +64,38 @@ def five_fold_split(parts: np.ndarray, fold: int) -> Split:
     )
 
 
-def make_split(protocol: str, n_samples: int, dataset: str, seed: int, fold: int) -> Split:
+def predefined_split(test_mask: np.ndarray, dataset: str, seed: int, holdout: bool) -> Split:
+    """The catalog's train/test split; with ``holdout``, a seeded quarter of the training rows
+    (``round(HOLDOUT_FRACTION * n_train)``, chosen as a pure function of (dataset, seed))
+    becomes the validation part."""
+    idx = np.arange(test_mask.shape[0])
+    train, test = idx[~test_mask], idx[test_mask]
+    if not holdout:
+        return Split(train=train, valid=idx[:0], test=test)
+    rng = rng_for("predefined_holdout", dataset, "seed", seed)
+    n_valid = int(round(HOLDOUT_FRACTION * train.size))
+    valid = np.sort(rng.choice(train, size=n_valid, replace=False))
+    return Split(train=np.setdiff1d(train, valid, assume_unique=True), valid=valid, test=test)
+
+
+def make_split(protocol: str, n_samples: int, dataset: str, seed: int, fold: int,
+               test_mask: np.ndarray | None = None) -> Split:
+    """The parts of fold ``fold``; the predefined protocols need the catalog's ``test_mask``."""
     if protocol == "five_fold":
         return five_fold_split(five_fold_parts(n_samples, dataset, seed), fold)
+    if protocol in PREDEFINED:
+        if test_mask is None:
+            raise ValueError(f"protocol {protocol!r} needs a dataset with a predefined "
+                             f"train/test split; {dataset} has none")
+        if fold != 0:
+            raise ValueError(f"protocol {protocol!r} has one fold (0), got {fold}")
+        return predefined_split(test_mask, dataset, seed, holdout=protocol == "predefined_holdout")
     raise ValueError(f"unknown protocol {protocol!r}; known: {', '.join(PROTOCOLS)}")
 
 
 def protocol_folds(protocol: str) -> tuple[int, ...]:
     if protocol == "five_fold":
         return tuple(range(N_PARTS))
+    if protocol in PREDEFINED:
+        return (0,)
     raise ValueError(f"unknown protocol {protocol!r}; known: {', '.join(PROTOCOLS)}")

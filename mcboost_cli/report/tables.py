@@ -1,5 +1,15 @@
 """Paper-style result tables: rows = datasets, columns = algorithms, cells = mean (std) test
-error in % over folds (and seeds), one table per noise rate.
+error in % over folds (and seeds), one table per (config table, noise rate).
+
+Map of the module
+-----------------
+``select``          the selected grid point per (table, dataset, noise, seed, fold, entry)
+``summarize``       long frame of mean / std / folds done per table cell
+``wide_tables``     display tables, with a "<label> paper" column beside each of ours when the
+                    config table names published numbers (``report.published``)
+``render_terminal`` / ``write_outputs``
+                    the terminal text; Markdown, CSV and LaTeX files (one set per table, named
+                    by its id) and ``cells.csv``, the per-cell results of the plan
 
 Selection (``select``): for every (dataset, noise rate, seed, fold, algorithm entry) the grid
 point with the lowest validation error at its own early-stopping round is kept (the first in
@@ -20,14 +30,15 @@ from tabulate import tabulate
 
 from ..runner.cells import DONE
 
-GROUP = ["dataset", "noise_rate", "seed", "fold", "entry_index"]
+GROUP = ["table_index", "dataset", "noise_rate", "seed", "fold", "entry_index"]
 
 
 def plan_frame(planned) -> pd.DataFrame:
     """One row per planned cell with its place in the tables."""
     return pd.DataFrame([{
         "key": pc.cell.key, "dataset": pc.cell.dataset, "noise_rate": pc.cell.noise_rate,
-        "seed": pc.cell.seed, "fold": pc.cell.fold, "entry_index": pc.entry_index,
+        "seed": pc.cell.seed, "fold": pc.cell.fold, "table_index": pc.table_index,
+        "entry_index": pc.entry_index,
         "grid_index": pc.grid_index, "label": pc.cell.label,
         "params": dict(pc.cell.params),
     } for pc in planned])
@@ -55,31 +66,37 @@ def select(planned, results: pd.DataFrame) -> pd.DataFrame:
 
 
 def summarize(config, planned, results: pd.DataFrame) -> pd.DataFrame:
-    """Long table: dataset, noise_rate, label, mean, std (in %), n (done), n_planned."""
+    """Long table: table, dataset, noise_rate, algorithm (label), mean, std (in %), n (done),
+    n_planned, ... — one row per (table, noise rate, dataset, entry)."""
     sel = select(planned, results)
-    labels = [e.label for e in config.algorithms]
-    n_planned = len(config.seeds) * len(config.folds)
     rows = []
-    for rate in config.noise_rates:
-        for ds in config.datasets:
-            for e, label in enumerate(labels):
-                part = sel[(sel["dataset"] == ds) & (sel["noise_rate"] == rate)
-                           & (sel["entry_index"] == e)] if len(sel) else sel
-                errs = 100.0 * part["test_error"].to_numpy(dtype=float) if len(part) else []
-                n = len(errs)
-                # Done cells without a classifier (no weak learner accepted) have no error.
-                n_no_fit = int(np.isnan(errs).sum()) if n else 0
-                errs = np.asarray(errs, dtype=float)[~np.isnan(errs)] if n else errs
-                rows.append({
-                    "dataset": ds, "noise_rate": rate, "algorithm": label,
-                    "mean": float(np.mean(errs)) if len(errs) else np.nan,
-                    # Sample standard deviation over folds (and seeds), ddof = 1.
-                    "std": float(np.std(errs, ddof=1)) if len(errs) > 1 else np.nan,
-                    "n": n, "n_no_fit": n_no_fit, "n_planned": n_planned,
-                    "complete": bool(n == n_planned and part["complete_grid"].all()) if n else False,
-                    "mean_selected_round": float(part["selected_round"].mean()) if n else np.nan,
-                })
+    for ti, table in enumerate(config.tables):
+        for rate in config.noise_rates:
+            for ds in table.datasets:
+                n_planned = len(config.seeds) * len(table.folds_for(ds, config.folds))
+                for e, entry in enumerate(table.algorithms):
+                    part = sel[(sel["table_index"] == ti) & (sel["dataset"] == ds)
+                               & (sel["noise_rate"] == rate)
+                               & (sel["entry_index"] == e)] if len(sel) else sel
+                    rows.append(_summary_row(table.id, ds, rate, entry.label, part, n_planned))
     return pd.DataFrame(rows)
+
+
+def _summary_row(table_id, ds, rate, label, part, n_planned) -> dict:
+    errs = 100.0 * part["test_error"].to_numpy(dtype=float) if len(part) else np.empty(0)
+    n = len(errs)
+    # Done cells without a classifier (no weak learner accepted) have no error.
+    n_no_fit = int(np.isnan(errs).sum())
+    errs = errs[~np.isnan(errs)]
+    return {
+        "table": table_id, "dataset": ds, "noise_rate": rate, "algorithm": label,
+        "mean": float(np.mean(errs)) if len(errs) else np.nan,
+        # Sample standard deviation over folds (and seeds), ddof = 1.
+        "std": float(np.std(errs, ddof=1)) if len(errs) > 1 else np.nan,
+        "n": n, "n_no_fit": n_no_fit, "n_planned": n_planned,
+        "complete": bool(n == n_planned and part["complete_grid"].all()) if n else False,
+        "mean_selected_round": float(part["selected_round"].mean()) if n else np.nan,
+    }
 
 
 def _cell_text(r) -> str:
@@ -92,22 +109,66 @@ def _cell_text(r) -> str:
     return f"{r['mean']:.2f} ({std}){mark}"
 
 
-def wide_tables(config, summary: pd.DataFrame) -> dict[float, pd.DataFrame]:
-    """noise rate -> DataFrame (rows datasets, columns algorithm labels) of cell texts."""
-    labels = [e.label for e in config.algorithms]
+def _published(table):
+    if table.published is None:
+        return None
+    from .published import load_published
+    return load_published(table.published)
+
+
+def _comparison(table, summary_t: pd.DataFrame, published, noise_rates):
+    from .published import compare
+    amap = {e.label: (e.label if e.label in published.algorithms else None)
+            for e in table.algorithms}
+    return compare(summary_t, published, list(table.datasets), amap, list(noise_rates))
+
+
+def wide_tables(config, summary: pd.DataFrame, table=None) -> dict[float, pd.DataFrame]:
+    """noise rate -> display DataFrame (rows datasets, columns algorithm labels, with a
+    "<label> paper" column after each when the table has published numbers)."""
+    table = table or config.tables[0]
+    part_t = summary[summary["table"] == table.id]
+    labels = [e.label for e in table.algorithms]
     out = {}
     for rate in config.noise_rates:
-        part = summary[summary["noise_rate"] == rate]
-        table = pd.DataFrame(index=list(config.datasets), columns=labels, dtype=object)
+        part = part_t[part_t["noise_rate"] == rate]
+        wide = pd.DataFrame(index=list(table.datasets), columns=labels, dtype=object)
         for _, r in part.iterrows():
-            table.loc[r["dataset"], r["algorithm"]] = _cell_text(r)
-        table.index.name = "dataset"
-        out[rate] = table
+            wide.loc[r["dataset"], r["algorithm"]] = _cell_text(r)
+        published = _published(table)
+        if published is not None:
+            from .published import side_by_side
+            comp = _comparison(table, part_t, published, config.noise_rates)
+            paper = side_by_side(comp, list(table.datasets), labels, rate)
+            cols = []
+            for label in labels:
+                cols += [label, f"{label} paper"]
+            # Our cell texts (with their partial / no-fit marks) replace the plain ones.
+            paper = paper.reindex(columns=cols)
+            for label in labels:
+                paper[label] = wide[label]
+            wide = paper
+        wide.index.name = "dataset"
+        out[rate] = wide
     return out
 
 
-def _heading(config, rate) -> str:
-    return (f"{config.title} — test error % mean (std) over {len(config.folds)} folds"
+def agreement_lines(config, summary: pd.DataFrame) -> dict[str, str]:
+    """table id -> its one-line agreement summary (tables with published numbers only)."""
+    out = {}
+    for table in config.tables:
+        published = _published(table)
+        if published is not None:
+            comp = _comparison(table, summary[summary["table"] == table.id], published,
+                               config.noise_rates)
+            out[table.id] = comp.summary_line()
+    return out
+
+
+def _heading(config, table, rate) -> str:
+    folds = sorted({len(table.folds_for(d, config.folds)) for d in table.datasets})
+    fold_text = " or ".join(map(str, folds)) + (" fold" if folds == [1] else " folds")
+    return (f"{table.title} — test error % mean (std) over {fold_text}"
             + (f" × {len(config.seeds)} seeds" if len(config.seeds) > 1 else "")
             + f", label noise {rate:g}")
 
@@ -129,40 +190,94 @@ def _footnote(summary) -> str:
     return "\n".join(notes)
 
 
+_PAPER_NOTE = ("\"<label> paper\": the published value as printed (~ medium, ? low confidence "
+               "of the transcription; n/a: not in the paper or lost from every available copy; "
+               "-: printed as '-').")
+
+
+def _protocol_note(config, table) -> str:
+    by = {}
+    for d, p in table.protocols.items():
+        by.setdefault(p, []).append(d)
+    return "Protocol: " + "; ".join(f"{p}: {', '.join(ds)}" for p, ds in by.items()) + "."
+
+
 def render_terminal(config, summary) -> str:
     parts = []
-    for rate, table in wide_tables(config, summary).items():
-        parts.append(_heading(config, rate))
-        parts.append(tabulate(table, headers="keys", tablefmt="simple", stralign="right"))
-        parts.append("")
+    lines = agreement_lines(config, summary)
+    for table in config.tables:
+        for rate, wide in wide_tables(config, summary, table).items():
+            parts.append(_heading(config, table, rate))
+            parts.append(tabulate(wide, headers="keys", tablefmt="simple", stralign="right"))
+            parts.append("")
+        if table.id in lines:
+            parts.append(lines[table.id])
+            parts.append("")
     foot = _footnote(summary)
     if foot:
         parts.append(foot)
+    parts += list(config.notes)
     return "\n".join(parts).rstrip() + "\n"
 
 
-def write_outputs(config, summary, out_dir: Path) -> list[Path]:
-    """Write Markdown, CSV and LaTeX tables under ``out_dir``; returns the paths."""
+def table_files(out_dir: Path, table) -> list[Path]:
+    return [out_dir / f"{table.id}.{ext}" for ext in ("md", "csv", "tex")]
+
+
+def write_outputs(config, summary, out_dir: Path, cells: pd.DataFrame | None = None
+                  ) -> list[Path]:
+    """Write Markdown, CSV and LaTeX files per table under ``out_dir`` (and ``cells.csv``, the
+    plan's per-cell results, when ``cells`` is given); returns the paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    tables = wide_tables(config, summary)
-    md, tex = [f"# {config.title}\n"], []
-    for rate, table in tables.items():
-        md.append(f"## {_heading(config, rate)}\n")
-        md.append(tabulate(table, headers="keys", tablefmt="pipe", stralign="right"))
-        md.append("")
-        tex.append(f"% {_heading(config, rate)}")
-        tex.append(tabulate(table, headers="keys", tablefmt="latex_booktabs",
-                            stralign="right"))
-        tex.append("")
-    foot = _footnote(summary)
-    if foot:
-        md.append(foot + "\n")
-        tex.append("% " + foot)
-    paths = [out_dir / "results.md", out_dir / "results.csv", out_dir / "results.tex"]
-    _atomic_write(paths[0], "\n".join(md))
-    _atomic_write(paths[1], summary.to_csv(index=False, float_format="%.6f"))
-    _atomic_write(paths[2], "\n".join(tex))
+    lines = agreement_lines(config, summary)
+    paths = []
+    for table in config.tables:
+        part = summary[summary["table"] == table.id]
+        md, tex = [f"# {table.title}\n"], [f"% {table.title}"]
+        if config.is_quick:
+            md.append(f"**{config.title}**\n")
+            tex.append(f"% {config.title}")
+        for rate, wide in wide_tables(config, summary, table).items():
+            md.append(f"## {_heading(config, table, rate)}\n")
+            md.append(tabulate(wide, headers="keys", tablefmt="pipe", stralign="right"))
+            md.append("")
+            tex.append(f"% {_heading(config, table, rate)}")
+            tex.append(tabulate(wide, headers="keys", tablefmt="latex_booktabs",
+                                stralign="right"))
+            tex.append("")
+        notes = [_protocol_note(config, table), *config.notes]
+        if table.id in lines:
+            notes += [f"**Agreement.** {lines[table.id]}", _PAPER_NOTE]
+        foot = _footnote(part)
+        if foot:
+            notes.append(foot)
+        md += [n + "\n" for n in notes]
+        tex += ["% " + n.replace("\n", " ") for n in notes]
+        md_p, csv_p, tex_p = table_files(out_dir, table)
+        _atomic_write(md_p, "\n".join(md))
+        _atomic_write(csv_p, _table_csv(config, table, part))
+        _atomic_write(tex_p, "\n".join(tex) + "\n")
+        paths += [md_p, csv_p, tex_p]
+    if cells is not None:
+        p = out_dir / "cells.csv"
+        _atomic_write(p, cells.to_csv(index=False))
+        paths.append(p)
     return paths
+
+
+def _table_csv(config, table, part: pd.DataFrame) -> str:
+    """Long format: our numbers, and the published ones beside them when there are any."""
+    published = _published(table)
+    df = part.drop(columns=["table"])
+    if published is not None:
+        comp = _comparison(table, part, published, config.noise_rates).rows
+        keep = ["dataset", "noise_rate", "algorithm", "published_printed", "published_mean",
+                "published_std", "status", "confidence", "delta", "tolerance", "agrees"]
+        df = df.merge(comp[[c for c in keep if c in comp.columns]],
+                      on=["dataset", "noise_rate", "algorithm"], how="left")
+    if config.is_quick:
+        df.insert(0, "budget", "quick")
+    return df.to_csv(index=False, float_format="%.6f")
 
 
 def _atomic_write(path: Path, text: str):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -17,25 +17,54 @@ import yaml
 
 from ..algorithms.registry import get_algorithm, validate_params
 from ..errors import UserError
-from ..protocol.splits import PROTOCOLS, protocol_folds
+from ..protocol.splits import PREDEFINED, PROTOCOLS, protocol_folds
 
 TOP_KEYS = {
     "experiment": "name of the experiment (results go to results/<experiment>/)",
     "title": "title printed above the tables",
     "datasets": "list of catalog dataset names",
-    "protocol": f"one of {', '.join(PROTOCOLS)}",
-    "folds": "subset of the protocol's folds to run (default: all)",
+    "protocol": f"one of {', '.join(PROTOCOLS)}, or a mapping with 'default' and dataset "
+                "names -> protocol",
+    "folds": "subset of the five_fold protocol's folds to run (default: all)",
     "seeds": "list of integer seeds (default: [0])",
     "noise_rates": "list of label-noise rates in [0, 1) (default: [0.0])",
     "timeout": "seconds per cell before it is stopped and marked timeout (default: none)",
-    "algorithms": "list of algorithm entries",
+    "algorithms": "list of algorithm entries (one table; or give 'tables')",
+    "tables": "list of tables, each with its own algorithm entries",
+    "quick": "the reduced budget of --quick: datasets, folds, max_rounds",
+    "figures": "list of figures drawn from the per-round curves",
+}
+FIGURE_KEYS = {
+    "id": "figure name; its files are <id>.png, <id>.svg, <id>.csv",
+    "kind": "phase_curves (training and test error per round, Phase I / II marked)",
+    "title": "title above the figure",
+    "table": "id of the table whose cells are drawn",
+    "dataset": "dataset (one of the table's)",
+    "fold": "fold number",
+    "algorithm": "label of the two-phase booster's column",
+    "compare": "labels of other columns drawn beside it",
+}
+FIGURE_KINDS = ("phase_curves",)
+TABLE_KEYS = {
+    "id": "table name; its files are <id>.md, <id>.csv, <id>.tex",
+    "title": "title printed above the table",
+    "published": "published numbers to show beside ours: <paper>/<table>",
+    "datasets": "subset of the config's datasets (default: all)",
+    "protocol": "protocol overrides for this table: a protocol name or dataset -> protocol",
+    "algorithms": "list of algorithm entries (the table's columns)",
+}
+QUICK_KEYS = {
+    "datasets": "subset of the config's datasets to run",
+    "folds": "subset of the five_fold protocol's folds",
+    "max_rounds": "cap on every entry's n_rounds",
 }
 ALGO_KEYS = {
     "algorithm": "registry name (see `mcboost algorithms`)",
     "label": "column name in the tables (default: the algorithm name)",
     "params": "fixed hyper-parameters",
     "grid": "hyper-parameters to select on validation per fold: name -> list of values",
-    "per_dataset": "parameter overrides for some datasets: dataset -> {name: value}",
+    "per_dataset": "parameter overrides for some datasets: dataset -> {name: value} (a grid "
+                   "parameter given here is fixed for that dataset)",
 }
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -50,20 +79,78 @@ class AlgorithmEntry:
     grid: dict                # name -> list of values (validated)
     per_dataset: dict = None  # dataset -> {name: value} overriding params (validated)
 
-    def grid_points(self, dataset: str | None = None) -> list[dict]:
+    def grid_points(self, dataset: str | None = None, max_rounds: int | None = None
+                    ) -> list[dict]:
         """Every combination of the grid merged into the fixed params (with the dataset's
-        overrides), in grid order."""
+        overrides, which also fix a grid parameter for that dataset), in grid order;
+        ``max_rounds`` caps n_rounds (the --quick budget)."""
         base = dict(self.params)
-        base.update((self.per_dataset or {}).get(dataset, {}))
-        if not self.grid:
-            return [base]
-        names = list(self.grid)
+        overrides = (self.per_dataset or {}).get(dataset, {})
+        base.update(overrides)
+        names = [n for n in self.grid if n not in overrides]
         out = []
         for values in itertools.product(*(self.grid[n] for n in names)):
             p = dict(base)
             p.update(zip(names, values))
+            if max_rounds is not None:
+                default = {s.name: s.default for s in get_algorithm(self.algorithm).param_specs}
+                p["n_rounds"] = min(int(p.get("n_rounds", default["n_rounds"])), max_rounds)
             out.append(p)
         return out
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """One result table: its algorithm entries (columns) over its datasets (rows).
+
+    ``protocols`` maps each of the table's datasets to its protocol. ``published`` names the
+    paper's table shown beside ours (``report.published``), or None.
+    """
+
+    id: str
+    title: str
+    published: str | None
+    datasets: tuple[str, ...]
+    protocols: dict
+    algorithms: tuple[AlgorithmEntry, ...]
+
+    def folds_for(self, dataset: str, five_fold_folds: tuple[int, ...]) -> tuple[int, ...]:
+        """The folds of ``dataset``: the config's folds under five_fold, (0,) otherwise."""
+        protocol = self.protocols[dataset]
+        return tuple(five_fold_folds) if protocol == "five_fold" else protocol_folds(protocol)
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """A figure of per-round curves of the cells of one table, dataset and fold."""
+
+    id: str
+    kind: str
+    title: str
+    table: str
+    dataset: str
+    fold: int
+    algorithm: str
+    compare: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class QuickSpec:
+    """The reduced budget of ``--quick``: datasets and folds to keep, a cap on n_rounds."""
+
+    datasets: tuple[str, ...] | None
+    folds: tuple[int, ...] | None
+    max_rounds: int | None
+
+    def describe(self) -> str:
+        parts = []
+        if self.datasets:
+            parts.append("datasets " + ", ".join(self.datasets))
+        if self.folds:
+            parts.append(f"folds {', '.join(map(str, self.folds))}")
+        if self.max_rounds:
+            parts.append(f"at most {self.max_rounds} rounds")
+        return "; ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -72,13 +159,25 @@ class ExperimentConfig:
     experiment: str
     title: str
     datasets: tuple[str, ...]
-    protocol: str
     folds: tuple[int, ...]
     seeds: tuple[int, ...]
     noise_rates: tuple[float, ...]
     timeout: float | None
-    algorithms: tuple[AlgorithmEntry, ...]
+    tables: tuple[TableSpec, ...]
     text: str                 # the file's text (its hash is recorded with every cell)
+    quick: QuickSpec | None = None
+    is_quick: bool = False    # this is the --quick variant (outputs are labelled so)
+    max_rounds: int | None = None   # cap on every entry's n_rounds (the --quick budget)
+    notes: tuple[str, ...] = ()     # printed under every table (e.g. datasets not run)
+    figures: tuple[FigureSpec, ...] = ()
+
+    @property
+    def algorithms(self) -> tuple[AlgorithmEntry, ...]:
+        """Every algorithm entry of every table, in order."""
+        return tuple(e for t in self.tables for e in t.algorithms)
+
+    def protocols_used(self) -> set[str]:
+        return {p for t in self.tables for p in t.protocols.values()}
 
 
 def _err(path, keypath, msg):
@@ -130,15 +229,20 @@ def load_config(path, *, known_datasets=None) -> ExperimentConfig:
     return validate_config(data, str(path), text, known_datasets=known_datasets)
 
 
-def validate_config(data: Any, path: str, text: str = "", *, known_datasets=None
-                    ) -> ExperimentConfig:
+def validate_config(data: Any, path: str, text: str = "", *, known_datasets=None,
+                    split_datasets=None) -> ExperimentConfig:
+    """Validate a parsed config. ``known_datasets`` (catalog names) and ``split_datasets``
+    (those with a predefined train/test split) default to the catalog's."""
     if not isinstance(data, dict):
         raise _err(path, "", f"the top level must be a mapping with keys "
                              f"{', '.join(TOP_KEYS)}; got {type(data).__name__}")
     _check_unknown(path, "", data, TOP_KEYS)
-    for req in ("experiment", "datasets", "algorithms"):
+    for req in ("experiment", "datasets"):
         if req not in data:
             raise _err(path, req, f"missing required key ({TOP_KEYS[req]})")
+    if ("algorithms" in data) == ("tables" in data):
+        raise _err(path, "algorithms", "give either 'algorithms' (one table) or 'tables' "
+                                       "(several), not both and not neither")
 
     experiment = data["experiment"]
     if not isinstance(experiment, str) or not _NAME_RE.match(experiment):
@@ -148,19 +252,21 @@ def validate_config(data: Any, path: str, text: str = "", *, known_datasets=None
     if not isinstance(title, str):
         raise _err(path, "title", f"{title!r} is not valid; expected a string")
 
-    if known_datasets is None:
+    if known_datasets is None or split_datasets is None:
         from ..datasets import list_datasets
-        known_datasets = [d["name"] for d in list_datasets()]
+        catalog = list_datasets()
+        if known_datasets is None:
+            known_datasets = [d["name"] for d in catalog]
+        if split_datasets is None:
+            split_datasets = [d["name"] for d in catalog if d["split"] == "predefined"]
     known = sorted(known_datasets)
     datasets = _list_of(path, "datasets", data["datasets"], str,
                         check=lambda v: v in known,
                         choices_text="catalog dataset names: " + ", ".join(known))
+    base_protocols = _protocols(path, "protocol", data.get("protocol", "five_fold"), datasets,
+                                set(split_datasets), {d: "five_fold" for d in datasets})
 
-    protocol = data.get("protocol", "five_fold")
-    if protocol not in PROTOCOLS:
-        raise _err(path, "protocol", f"{protocol!r} is not valid; expected one of "
-                                     f"{', '.join(PROTOCOLS)}")
-    all_folds = protocol_folds(protocol)
+    all_folds = protocol_folds("five_fold")
     folds = _list_of(path, "folds", data.get("folds", list(all_folds)), int,
                      check=lambda v: v in all_folds,
                      choices_text=f"fold numbers among {list(all_folds)}")
@@ -175,14 +281,192 @@ def validate_config(data: Any, path: str, text: str = "", *, known_datasets=None
         raise _err(path, "timeout", f"{timeout!r} is not valid; expected a positive number of "
                                     "seconds")
 
-    algos_raw = data["algorithms"]
+    if "algorithms" in data:
+        entries = _entries(path, "algorithms", data["algorithms"], datasets)
+        tables = [TableSpec("results", title, None, tuple(datasets), base_protocols,
+                            tuple(entries))]
+    else:
+        tables = _tables(path, data["tables"], datasets, set(split_datasets), base_protocols)
+    for table in tables:
+        _check_selection(path, table)
+    quick = _quick(path, data.get("quick"), datasets, all_folds) if "quick" in data else None
+    figures = _figures(path, data.get("figures", []), tables, all_folds)
+
+    return ExperimentConfig(
+        path=path, experiment=experiment, title=title, datasets=tuple(datasets),
+        folds=tuple(folds), seeds=tuple(seeds), noise_rates=tuple(rates),
+        timeout=float(timeout) if timeout is not None else None, tables=tuple(tables),
+        text=text, quick=quick, figures=tuple(figures),
+    )
+
+
+def _protocols(path, keypath, value, datasets, split_datasets, base) -> dict:
+    """dataset -> protocol: ``base`` updated by ``value`` (a protocol name for every dataset,
+    or a mapping with an optional 'default' and dataset names)."""
+    choices = f"one of {', '.join(PROTOCOLS)}"
+    if isinstance(value, str):
+        value = {"default": value}
+    if not isinstance(value, dict) or not value:
+        raise _err(path, keypath, f"{value!r} is not valid; expected {choices}, or a mapping "
+                                  "of 'default' / dataset name -> protocol")
+    out = dict(base)
+    for key, proto in value.items():
+        where = f"{keypath}.{key}"
+        if key != "default" and key not in datasets:
+            raise _err(path, where, f"{key!r} is not one of this config's datasets: "
+                                    f"{', '.join(datasets)} (or 'default')")
+        if proto not in PROTOCOLS:
+            raise _err(path, where, f"{proto!r} is not valid; expected {choices}")
+    if "default" in value:
+        out = {d: value["default"] for d in datasets}
+    for key, proto in value.items():
+        if key != "default":
+            out[key] = proto
+    for d, proto in out.items():
+        if proto in PREDEFINED and d not in split_datasets:
+            where = f"{keypath}.{d}" if d in value else f"{keypath}.default"
+            raise _err(path, where, f"{proto!r} needs a predefined train/test split, and {d} "
+                                    "has none; use five_fold for it")
+    return out
+
+
+def _tables(path, raw, datasets, split_datasets, base_protocols) -> list[TableSpec]:
+    if not isinstance(raw, list) or not raw:
+        raise _err(path, "tables", f"{raw!r} is not valid; expected a non-empty list of tables "
+                                   "with keys " + ", ".join(TABLE_KEYS))
+    tables, ids = [], set()
+    for i, t in enumerate(raw):
+        where = f"tables[{i}]"
+        if not isinstance(t, dict):
+            raise _err(path, where, f"{t!r} is not valid; expected a mapping with keys "
+                                    + ", ".join(TABLE_KEYS))
+        _check_unknown(path, where, t, TABLE_KEYS)
+        for req in ("id", "algorithms"):
+            if req not in t:
+                raise _err(path, f"{where}.{req}", f"missing required key ({TABLE_KEYS[req]})")
+        tid = t["id"]
+        if not isinstance(tid, str) or not _NAME_RE.match(tid):
+            raise _err(path, f"{where}.id", f"{tid!r} is not valid; expected a name of letters, "
+                                            "digits, '_', '-', '.'")
+        if tid in ids:
+            raise _err(path, f"{where}.id", f"{tid!r} is used twice; table ids name files and "
+                                            "must be unique")
+        ids.add(tid)
+        title = t.get("title", tid)
+        if not isinstance(title, str):
+            raise _err(path, f"{where}.title", f"{title!r} is not valid; expected a string")
+        published = t.get("published")
+        if published is not None:
+            from ..report.published import load_published
+            if not isinstance(published, str):
+                raise _err(path, f"{where}.published", f"{published!r} is not valid; expected "
+                                                       "<paper>/<table>")
+            try:
+                load_published(published)
+            except UserError as e:
+                raise _err(path, f"{where}.published", str(e)) from None
+        tdatasets = _list_of(path, f"{where}.datasets", t.get("datasets", list(datasets)), str,
+                             check=lambda v: v in datasets,
+                             choices_text="names among the config's datasets: "
+                                          + ", ".join(datasets))
+        protocols = base_protocols
+        if "protocol" in t:
+            protocols = _protocols(path, f"{where}.protocol", t["protocol"], datasets,
+                                   split_datasets, base_protocols)
+        protocols = {d: protocols[d] for d in tdatasets}
+        entries = _entries(path, f"{where}.algorithms", t["algorithms"], tdatasets)
+        tables.append(TableSpec(tid, title, published, tuple(tdatasets), protocols,
+                                tuple(entries)))
+    return tables
+
+
+def _check_selection(path, table: TableSpec):
+    """A grid needs a validation part to select on; the predefined protocol has none."""
+    for e, entry in enumerate(table.algorithms):
+        for d in table.datasets:
+            if table.protocols[d] == "predefined" and len(entry.grid_points(d)) > 1:
+                where = ("algorithms" if table.id == "results" else
+                         f"tables[{table.id}].algorithms") + f"[{e}].grid"
+                raise _err(path, where, f"{d} uses protocol 'predefined', which has no "
+                                        "validation part to select a grid point on; fix the "
+                                        f"values for {d} in per_dataset, or use "
+                                        "predefined_holdout")
+
+
+def _figures(path, raw, tables, all_folds) -> list[FigureSpec]:
+    if not isinstance(raw, list):
+        raise _err(path, "figures", f"{raw!r} is not valid; expected a list of figures with "
+                                    "keys " + ", ".join(FIGURE_KEYS))
+    out = []
+    for i, f in enumerate(raw):
+        where = f"figures[{i}]"
+        if not isinstance(f, dict):
+            raise _err(path, where, f"{f!r} is not valid; expected a mapping with keys "
+                                    + ", ".join(FIGURE_KEYS))
+        _check_unknown(path, where, f, FIGURE_KEYS)
+        for req in ("id", "kind", "table", "dataset", "algorithm"):
+            if req not in f:
+                raise _err(path, f"{where}.{req}", f"missing required key ({FIGURE_KEYS[req]})")
+        if not isinstance(f["id"], str) or not _NAME_RE.match(f["id"]):
+            raise _err(path, f"{where}.id", f"{f['id']!r} is not valid; expected a name of "
+                                            "letters, digits, '_', '-', '.'")
+        if f["kind"] not in FIGURE_KINDS:
+            raise _err(path, f"{where}.kind", f"{f['kind']!r} is not valid; expected one of "
+                                              + ", ".join(FIGURE_KINDS))
+        table = next((t for t in tables if t.id == f["table"]), None)
+        if table is None:
+            raise _err(path, f"{where}.table", f"{f['table']!r} is not valid; expected one of "
+                                               + ", ".join(t.id for t in tables))
+        if f["dataset"] not in table.datasets:
+            raise _err(path, f"{where}.dataset", f"{f['dataset']!r} is not valid; expected one "
+                                                 f"of {', '.join(table.datasets)}")
+        labels = [e.label for e in table.algorithms]
+        compare = f.get("compare", [])
+        for k, lab in [("algorithm", f["algorithm"])] + [(f"compare[{j}]", c)
+                                                         for j, c in enumerate(compare)]:
+            if lab not in labels:
+                raise _err(path, f"{where}.{k}", f"{lab!r} is not valid; expected a label of "
+                                                 f"table {table.id}: {', '.join(labels)}")
+        fold = f.get("fold", 0)
+        if fold not in table.folds_for(f["dataset"], all_folds):
+            raise _err(path, f"{where}.fold", f"{fold!r} is not valid; expected one of "
+                       f"{list(table.folds_for(f['dataset'], all_folds))}")
+        out.append(FigureSpec(f["id"], f["kind"], str(f.get("title", f["id"])), f["table"],
+                              f["dataset"], int(fold), f["algorithm"], tuple(compare)))
+    return out
+
+
+def _quick(path, raw, datasets, all_folds) -> QuickSpec:
+    if not isinstance(raw, dict):
+        raise _err(path, "quick", f"{raw!r} is not valid; expected a mapping with keys "
+                                  + ", ".join(QUICK_KEYS))
+    _check_unknown(path, "quick", raw, QUICK_KEYS)
+    qd = qf = qr = None
+    if "datasets" in raw:
+        qd = tuple(_list_of(path, "quick.datasets", raw["datasets"], str,
+                            check=lambda v: v in datasets,
+                            choices_text="names among the config's datasets: "
+                                         + ", ".join(datasets)))
+    if "folds" in raw:
+        qf = tuple(_list_of(path, "quick.folds", raw["folds"], int,
+                            check=lambda v: v in all_folds,
+                            choices_text=f"fold numbers among {list(all_folds)}"))
+    if "max_rounds" in raw:
+        qr = raw["max_rounds"]
+        if isinstance(qr, bool) or not isinstance(qr, int) or qr < 1:
+            raise _err(path, "quick.max_rounds", f"{qr!r} is not valid; expected a positive "
+                                                 "integer")
+    return QuickSpec(qd, qf, qr)
+
+
+def _entries(path, keypath, algos_raw, datasets) -> list[AlgorithmEntry]:
     if not isinstance(algos_raw, list) or not algos_raw:
-        raise _err(path, "algorithms", f"{algos_raw!r} is not valid; expected a non-empty list "
-                                       "of entries with keys " + ", ".join(ALGO_KEYS))
+        raise _err(path, keypath, f"{algos_raw!r} is not valid; expected a non-empty list "
+                                  "of entries with keys " + ", ".join(ALGO_KEYS))
     entries = []
     labels = set()
     for i, a in enumerate(algos_raw):
-        where = f"algorithms[{i}]"
+        where = f"{keypath}[{i}]"
         if isinstance(a, str):
             a = {"algorithm": a}
         if not isinstance(a, dict):
@@ -233,17 +517,61 @@ def validate_config(data: Any, path: str, text: str = "", *, known_datasets=None
                 if not isinstance(overrides, dict):
                     raise UserError(f"{w}: {overrides!r} is not valid; expected a mapping of "
                                     "parameter -> value")
-                for k in overrides:
-                    if k in vgrid:
-                        raise UserError(f"{w}.{k}: also in the grid; give it in one place")
                 vper[ds] = validate_params(cls, overrides, w)
         except UserError as e:
             raise UserError(f"{path}: {e}") from None
         entries.append(AlgorithmEntry(cls.name, label, params, vgrid, vper))
+    return entries
 
-    return ExperimentConfig(
-        path=path, experiment=experiment, title=title, datasets=tuple(datasets),
-        protocol=protocol, folds=tuple(folds), seeds=tuple(seeds), noise_rates=tuple(rates),
-        timeout=float(timeout) if timeout is not None else None, algorithms=tuple(entries),
-        text=text,
-    )
+
+QUICK_LABEL = "QUICK (reduced budget, not the paper's protocol)"
+
+
+def quick_variant(config: ExperimentConfig) -> ExperimentConfig:
+    """The config on its ``quick`` budget: fewer datasets and folds, capped rounds, every
+    title labelled QUICK. Raises UserError when the config has no ``quick`` section."""
+    q = config.quick
+    if q is None:
+        raise UserError(f"{config.path}: --quick needs a 'quick' section in the config "
+                        f"({', '.join(f'{k}: {v}' for k, v in QUICK_KEYS.items())})")
+    datasets = tuple(d for d in config.datasets if not q.datasets or d in q.datasets)
+    tables = []
+    for t in config.tables:
+        keep = tuple(d for d in t.datasets if d in datasets)
+        if keep:
+            tables.append(replace(t, datasets=keep, title=f"{QUICK_LABEL}: {t.title}",
+                                  protocols={d: t.protocols[d] for d in keep}))
+    return replace(config, datasets=datasets, folds=q.folds or config.folds,
+                   tables=tuple(tables), is_quick=True, max_rounds=q.max_rounds,
+                   title=f"{QUICK_LABEL}: {config.title} ({q.describe()})")
+
+
+def narrow(config: ExperimentConfig, datasets=None, algorithms=None) -> ExperimentConfig:
+    """The config restricted to some datasets and algorithm columns (labels or registry
+    names); None keeps all. Raises UserError naming the valid choices."""
+    if datasets is not None:
+        bad = [d for d in datasets if d not in config.datasets]
+        if bad or not datasets:
+            raise UserError(f"--datasets: {', '.join(bad) or '(empty)'} is not valid; expected "
+                            f"names among {', '.join(config.datasets)}")
+        keep = tuple(d for d in config.datasets if d in datasets)
+        tables = []
+        for t in config.tables:
+            tds = tuple(d for d in t.datasets if d in keep)
+            if tds:
+                tables.append(replace(t, datasets=tds, protocols={d: t.protocols[d] for d in tds}))
+        config = replace(config, datasets=keep, tables=tuple(tables))
+    if algorithms is not None:
+        known = {n for e in config.algorithms for n in (e.label, e.algorithm)}
+        bad = [a for a in algorithms if a not in known]
+        if bad or not algorithms:
+            raise UserError(f"--algorithms: {', '.join(bad) or '(empty)'} is not valid; expected "
+                            f"labels or names among {', '.join(sorted(known))}")
+        tables = []
+        for t in config.tables:
+            entries = tuple(e for e in t.algorithms
+                            if e.label in algorithms or e.algorithm in algorithms)
+            if entries:
+                tables.append(replace(t, algorithms=entries))
+        config = replace(config, tables=tuple(tables))
+    return config

@@ -18,8 +18,9 @@ from .config import ExperimentConfig
 @dataclass(frozen=True)
 class PlannedCell:
     cell: Cell
-    entry_index: int        # which config entry (table column)
+    entry_index: int        # which algorithm entry of its table (table column)
     grid_index: int         # position in that entry's grid (model-selection tie-break)
+    table_index: int = 0    # which table of the config
 
 
 def full_params(algorithm: str, params: dict) -> tuple:
@@ -31,23 +32,30 @@ def full_params(algorithm: str, params: dict) -> tuple:
 
 
 def expand(config: ExperimentConfig) -> list[PlannedCell]:
+    """Every cell of every table. Tables that share a fit (same dataset, protocol, fold,
+    noise, seed, algorithm and parameters) share its cell key, so it runs once."""
     out = []
     for dataset in config.datasets:
         for rate in config.noise_rates:
             for seed in config.seeds:
-                for fold in config.folds:
-                    for e, entry in enumerate(config.algorithms):
-                        cls = get_algorithm(entry.algorithm)
-                        for g, point in enumerate(entry.grid_points(dataset)):
-                            cell = Cell(
-                                experiment=config.experiment, dataset=dataset,
-                                protocol=config.protocol, fold=fold, noise_rate=rate,
-                                seed=seed, algorithm=entry.algorithm,
-                                algorithm_version=cls.version,
-                                params=full_params(entry.algorithm, point),
-                                label=entry.label, grid_id=f"{e}:{g}",
-                            )
-                            out.append(PlannedCell(cell, e, g))
+                for ti, table in enumerate(config.tables):
+                    if dataset not in table.datasets:
+                        continue
+                    protocol = table.protocols[dataset]
+                    for fold in table.folds_for(dataset, config.folds):
+                        for e, entry in enumerate(table.algorithms):
+                            cls = get_algorithm(entry.algorithm)
+                            points = entry.grid_points(dataset, config.max_rounds)
+                            for g, point in enumerate(points):
+                                cell = Cell(
+                                    experiment=config.experiment, dataset=dataset,
+                                    protocol=protocol, fold=fold, noise_rate=rate,
+                                    seed=seed, algorithm=entry.algorithm,
+                                    algorithm_version=cls.version,
+                                    params=full_params(entry.algorithm, point),
+                                    label=entry.label, grid_id=f"{table.id}:{e}:{g}",
+                                )
+                                out.append(PlannedCell(cell, e, g, ti))
     return out
 
 

@@ -32,7 +32,7 @@ def _dataset(name: str):
 @lru_cache(maxsize=8)
 def _fold(dataset: str, protocol: str, seed: int, fold: int, max_bins: int):
     ds = _dataset(dataset)
-    split = make_split(protocol, ds.n_samples, dataset, seed, fold)
+    split = make_split(protocol, ds.n_samples, dataset, seed, fold, ds.test_mask)
     mapper = BinMapper(max_bins=max_bins, categorical=ds.categorical).fit(ds.X[split.train])
     binned = {part: Binned(mapper.transform(ds.X[getattr(split, part)]), mapper)
               for part in ("train", "valid", "test")}
@@ -50,6 +50,18 @@ def select_round(valid_curve: np.ndarray) -> int:
     return int(np.argmin(valid_curve)) + 1
 
 
+def reported_round(est, has_validation: bool) -> tuple[int, str]:
+    """(1-based round whose ensemble is reported, how it was chosen)."""
+    if not getattr(est, "early_stopping", True):
+        # The algorithm has its own stopping rule (DMCBoost: the bottom-n' margin maximum);
+        # its chosen ensemble is reported, and validation only selects among grid points.
+        return int(getattr(est, "best_round_", 0) or est.n_rounds_), "own stopping rule"
+    if not has_validation:
+        # No validation part (protocol "predefined"): the ensemble after the last round.
+        return int(est.n_rounds_), "last round (no validation part)"
+    return select_round(est.eval_errors_[0]), "validation early stopping"
+
+
 def run_cell(cell: Cell) -> CellResult:
     """Fit the cell's algorithm on its fold and return errors at the validation-best round."""
     t0 = time.perf_counter()
@@ -64,13 +76,18 @@ def run_cell(cell: Cell) -> CellResult:
     est = get_algorithm(cell.algorithm)(**params)
     t_fit = time.perf_counter()
     # Training and validation labels carry the noise; the test labels are the clean ones.
-    est.fit(binned["train"], y_noisy[split.train],
-            eval_set=[(binned["valid"], y_noisy[split.valid]),
-                      (binned["test"], y[split.test])])
+    has_valid = split.valid.size > 0
+    eval_set = [(binned["test"], y[split.test])]
+    if has_valid:
+        eval_set.insert(0, (binned["valid"], y_noisy[split.valid]))
+    est.fit(binned["train"], y_noisy[split.train], eval_set=eval_set)
     fit_seconds = time.perf_counter() - t_fit
     extra = {"stop_reason": est.stop_reason_, "n_train": int(split.train.size),
              "n_valid": int(split.valid.size), "n_test": int(split.test.size),
              "n_flipped": int(flipped.size)}
+    if hasattr(est, "n_phase1_rounds_"):
+        # Two-phase boosters (DMCBoost): rounds 1..n_phase1 are Phase I (the figures mark it).
+        extra["n_phase1_rounds"] = int(est.n_phase1_rounds_)
     if est.n_rounds_ == 0:
         # No weak learner was accepted (e.g. AdaBoost.M1 with err >= 1/2 in round 1): there
         # is no classifier to score. Stored as done with no errors; tables mark it "no fit".
@@ -78,17 +95,14 @@ def run_cell(cell: Cell) -> CellResult:
                           curves={"train": [], "valid": [], "test": []},
                           extra=dict(extra, no_fit=True), fit_seconds=fit_seconds,
                           wall_seconds=time.perf_counter() - t0, versions=versions())
-    curves = {"train": est.train_errors_.tolist(), "valid": est.eval_errors_[0].tolist(),
-              "test": est.eval_errors_[1].tolist()}
-    if getattr(est, "early_stopping", True):
-        r = select_round(est.eval_errors_[0])
-    else:
-        # The algorithm has its own stopping rule (DMCBoost: the bottom-n' margin maximum);
-        # its chosen ensemble is reported, and validation only selects among grid points.
-        r = int(getattr(est, "best_round_", 0) or est.n_rounds_)
+    curves = {"train": est.train_errors_.tolist(), "test": est.eval_errors_[-1].tolist()}
+    if has_valid:
+        curves["valid"] = est.eval_errors_[0].tolist()
+    r, extra["round_rule"] = reported_round(est, has_valid)
     return CellResult(
         key=cell.key, status=DONE, selected_round=r,
-        train_error=curves["train"][r - 1], valid_error=curves["valid"][r - 1],
+        train_error=curves["train"][r - 1],
+        valid_error=curves["valid"][r - 1] if has_valid else None,
         test_error=curves["test"][r - 1], n_rounds=est.n_rounds_, curves=curves,
         extra=extra,
         fit_seconds=fit_seconds, wall_seconds=time.perf_counter() - t0, versions=versions(),

@@ -1,0 +1,193 @@
+"""Per-cell results as a compact text file, and re-checking a sample of them.
+
+Map of the module
+-----------------
+``cells_frame``     the done cells of a plan as one compact row each (no curves): the file
+                    ``results/<experiment>/cells.csv`` that is committed as reference results
+``read_cells``      read such a file back, checking its columns
+``import_cells``    put a file's rows into a result store as done cells (``--import-results``:
+                    continue a run whose store is gone, e.g. on another machine)
+``sample_cells``    a fixed, cheap, varied sample of a file's rows (same rows every time)
+``recheck``         run the sampled cells again and list every number that differs
+
+Floats are written with ``repr`` (shortest round-trip text), so a number read back is the same
+float64, bit for bit, and a re-run can be compared with ``==``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import UserError
+from .cells import DONE, Cell, CellResult, canonical_json
+
+# Identity columns (the cell key is a hash of them) and the numbers a re-run must reproduce.
+IDENTITY = ("key", "dataset", "protocol", "fold", "noise_rate", "seed", "algorithm",
+            "algorithm_version", "params")
+NUMBERS = ("selected_round", "n_rounds", "train_error", "valid_error", "test_error")
+FACTS = ("n_phase1_rounds", "round_rule", "stop_reason", "fit_seconds")
+CELL_COLUMNS = IDENTITY + NUMBERS + FACTS
+
+
+def cells_frame(results: pd.DataFrame) -> pd.DataFrame:
+    """Compact per-cell rows of the done cells of a store frame, sorted by key."""
+    done = results[results["status"] == DONE]
+    rows = []
+    for r in done.itertuples(index=False):
+        extra = r.extra or {}
+        rows.append({
+            "key": r.key, "dataset": r.dataset, "protocol": r.protocol, "fold": int(r.fold),
+            "noise_rate": float(r.noise_rate), "seed": int(r.seed), "algorithm": r.algorithm,
+            "algorithm_version": r.algorithm_version, "params": canonical_json(r.params),
+            "selected_round": _int_or_none(r.selected_round),
+            "n_rounds": _int_or_none(r.n_rounds),
+            "train_error": _float_text(r.train_error), "valid_error": _float_text(r.valid_error),
+            "test_error": _float_text(r.test_error),
+            "n_phase1_rounds": extra.get("n_phase1_rounds"),
+            "round_rule": extra.get("round_rule", ""),
+            "stop_reason": extra.get("stop_reason", ""),
+            "fit_seconds": f"{r.fit_seconds:.3f}" if r.fit_seconds == r.fit_seconds else "",
+        })
+    df = pd.DataFrame(rows, columns=list(CELL_COLUMNS))
+    df["n_phase1_rounds"] = pd.array(df["n_phase1_rounds"], dtype="Int64")
+    return df.sort_values("key", kind="stable").reset_index(drop=True)
+
+
+def _int_or_none(v):
+    return None if v is None or v is pd.NA or v != v else int(v)
+
+
+def _float_text(v) -> str:
+    """repr of a float64 (exact round trip); empty for a missing number."""
+    return "" if v is None or v != v else repr(float(v))
+
+
+def read_cells(path) -> pd.DataFrame:
+    """Read a per-cell results file; every column as text (numbers are parsed on use)."""
+    p = Path(path)
+    try:
+        df = pd.read_csv(p, dtype=str, keep_default_na=False)
+    except FileNotFoundError:
+        raise UserError(f"{path}: no per-cell results file; run the experiment first or give "
+                        "the path of a cells.csv") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise UserError(f"{path}: not a per-cell results file ({type(e).__name__}); expected "
+                        f"the CSV written by `mcboost run` with columns "
+                        f"{', '.join(CELL_COLUMNS)}") from None
+    missing = [c for c in CELL_COLUMNS if c not in df.columns]
+    if missing:
+        raise UserError(f"{path}: missing columns {', '.join(missing)}; expected the CSV "
+                        f"written by `mcboost run` with columns {', '.join(CELL_COLUMNS)}")
+    return df
+
+
+def cell_of(row, experiment: str) -> Cell:
+    """The Cell of a file row; raises UserError when the row's key does not match it."""
+    params = json.loads(row["params"])
+    cell = Cell(experiment=experiment, dataset=row["dataset"], protocol=row["protocol"],
+                fold=int(row["fold"]), noise_rate=float(row["noise_rate"]),
+                seed=int(row["seed"]), algorithm=row["algorithm"],
+                algorithm_version=row["algorithm_version"],
+                params=tuple(sorted(params.items())))
+    if cell.key != row["key"]:
+        raise UserError(f"cell {row['key']}: its columns hash to {cell.key}; the row was "
+                        "edited or written by another mcboost version")
+    return cell
+
+
+def _num(text):
+    return None if text == "" else float(text)
+
+
+def result_of(row) -> CellResult:
+    """A done CellResult from a file row (no curves: the file does not keep them)."""
+    extra = {"stop_reason": row["stop_reason"], "round_rule": row["round_rule"],
+             "imported": True}
+    if row["n_phase1_rounds"] != "":
+        extra["n_phase1_rounds"] = int(row["n_phase1_rounds"])
+    return CellResult(
+        key=row["key"], status=DONE,
+        selected_round=None if row["selected_round"] == "" else int(row["selected_round"]),
+        n_rounds=None if row["n_rounds"] == "" else int(row["n_rounds"]),
+        train_error=_num(row["train_error"]), valid_error=_num(row["valid_error"]),
+        test_error=_num(row["test_error"]), extra=extra,
+        fit_seconds=_num(row["fit_seconds"]))
+
+
+def import_cells(store, frame: pd.DataFrame, planned, config_hash: str = "") -> int:
+    """Store the file's rows that belong to the plan and are not done in ``store``; returns
+    how many were imported. Rows of other plans are ignored."""
+    by_key = {pc.cell.key: pc.cell for pc in planned}
+    statuses = store.statuses(list(by_key))
+    n = 0
+    for _, row in frame.iterrows():
+        cell = by_key.get(row["key"])
+        if cell is None or statuses.get(row["key"]) == DONE:
+            continue
+        cell_of(row, cell.experiment)          # checks that the row hashes to its key
+        store.put(cell, result_of(row), config_hash)
+        n += 1
+    return n
+
+
+def sample_cells(frame: pd.DataFrame, n: int, max_seconds: float = 5.0) -> pd.DataFrame:
+    """A fixed sample of at most ``n`` rows: cells whose recorded fit took at most
+    ``max_seconds``, spread over the algorithms (round robin) and, within one, over the
+    datasets, taken in key order — the same rows for the same file."""
+    secs = pd.to_numeric(frame["fit_seconds"], errors="coerce")
+    cheap = frame[secs.le(max_seconds)].sort_values("key", kind="stable")
+    queues = {}
+    for alg, part in cheap.groupby("algorithm", sort=True):
+        # Within an algorithm, alternate datasets so the sample is not one dataset's.
+        order = part.assign(_rank=part.groupby("dataset").cumcount())
+        queues[alg] = list(order.sort_values(["_rank", "dataset", "key"]).index)
+    picked = []
+    while len(picked) < n and any(queues.values()):
+        for alg in sorted(queues):
+            if queues[alg] and len(picked) < n:
+                picked.append(queues[alg].pop(0))
+    return frame.loc[picked]
+
+
+@dataclass
+class Mismatch:
+    key: str
+    describe: str
+    column: str
+    committed: str
+    rerun: str
+
+
+def recheck(sample: pd.DataFrame, experiment: str, work_fn) -> list[Mismatch]:
+    """Run every sampled cell again with ``work_fn`` and compare its numbers with the file."""
+    out = []
+    for _, row in sample.iterrows():
+        cell = cell_of(row, experiment)
+        res = work_fn(cell)
+        if res.status != DONE:
+            out.append(Mismatch(row["key"], cell.describe(), "status", DONE, res.status))
+            continue
+        got = {"selected_round": res.selected_round, "n_rounds": res.n_rounds,
+               "train_error": res.train_error, "valid_error": res.valid_error,
+               "test_error": res.test_error}
+        for col in NUMBERS:
+            want = row[col]
+            have = got[col]
+            if col in ("selected_round", "n_rounds"):
+                same = (want == "" and have is None) or (want != "" and have == int(want))
+                have_text = "" if have is None else str(have)
+            else:
+                have_text = _float_text(have)
+                same = want == have_text or (want == "" and have_text == "")
+            if not same:
+                out.append(Mismatch(row["key"], cell.describe(), col, want, have_text))
+    return out
+
+
+def n_numbers_checked(sample: pd.DataFrame) -> int:
+    return int(len(sample) * len(NUMBERS))
+
