@@ -89,6 +89,12 @@ def _run_options(f):
         click.option("--export-splits", type=click.Path(file_okay=False), default=None,
                      metavar="DIR", help="Also write the folds and noise masks as CSV files."),
         click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
+        click.option("--datasets", "only_datasets", default=None, metavar="NAME[,NAME...]",
+                     help="Run (and tabulate) only these datasets of the config."),
+        click.option("--algorithms", "only_algorithms", default=None,
+                     metavar="LABEL[,LABEL...]",
+                     help="Run only these algorithm columns (labels as in the tables, or "
+                          "registry names)."),
         click.option("--quick", is_flag=True,
                      help="Run the config's reduced 'quick' budget (fewer datasets, folds and "
                           "rounds); outputs go to results/<experiment>/quick/, labelled QUICK."),
@@ -164,7 +170,9 @@ def _render(config, planned, store, out_dir):
     from .runner.reference import cells_frame
     results = store.frame(keys=[pc.cell.key for pc in planned])
     summary_df = summarize(config, planned, results)
-    paths = write_outputs(config, summary_df, out_dir, cells=cells_frame(results))
+    # cells.csv holds every done cell of the store, so configs that share an experiment
+    # (uci.yaml and noise.yaml) share one per-cell results file.
+    paths = write_outputs(config, summary_df, out_dir, cells=cells_frame(store.frame()))
     paths += _figures(config, planned, store, out_dir)
     return render_terminal(config, summary_df), paths
 
@@ -177,15 +185,26 @@ def _figures(config, planned, store, out_dir):
 
 
 def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, store_path,
-             results_dir, export_splits, quiet, quick=False, import_results=None):
+             results_dir, export_splits, quiet, quick=False, import_results=None,
+             only_datasets=None, only_algorithms=None):
     from .runner.execute import run_cells
     from .runner.executors import make_executor
     from .runner.plan import config_hash, expand
     from .runner.work import run_cell
 
+    from dataclasses import replace
+
+    from .runner.config import narrow
     _sigterm_as_interrupt()
+    full = config
+    config = narrow(config, _names(only_datasets), _names(only_algorithms))
     store_file, out_dir = _paths(config, store_path, results_dir)
     config, datasets = _load_datasets(config, mirror, offline)
+    # --datasets / --algorithms narrow what runs; the tables still show the whole config
+    # (from the store), without the datasets that could not be had.
+    missing = set(_names(only_datasets) or full.datasets) - set(datasets)
+    shown = replace(narrow(full, [d for d in full.datasets if d not in missing]),
+                    notes=config.notes)
     planned = expand(config)
     cells = [pc.cell for pc in planned]
     if export_splits:
@@ -220,7 +239,7 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
                                 progress="quiet" if quiet else "auto")
         finally:
             executor.shutdown(cancel_pending=True)
-        text, paths = _render(config, planned, store, out_dir)
+        text, paths = _render(shown, expand(shown), store, out_dir)
     click.echo(text)
     click.echo(f"{summary.describe()}", err=True)
     click.echo(f"tables: {', '.join(str(p) for p in paths)}", err=True)
@@ -257,23 +276,16 @@ def _sigterm_as_interrupt():
 @click.option("--config", "config_file",
               default=DEFAULT_NOISE_CONFIG, show_default=True, type=str,
               help="The noise experiment config whose noise_rates --rate replaces.")
-@click.option("--datasets", "only_datasets", default=None, metavar="NAME[,NAME...]",
-              help="Run only these datasets of the config.")
-@click.option("--algorithms", "only_algorithms", default=None, metavar="LABEL[,LABEL...]",
-              help="Run only these algorithm columns (labels as in the tables, or registry "
-                   "names).")
 @_run_options
-def noise(rates, config_file, only_datasets, only_algorithms, **opts):
+def noise(rates, config_file, **opts):
     """Run the label-noise experiment at the given rates (test labels stay clean)."""
     from dataclasses import replace
 
-    from .runner.config import narrow
     for r in rates:
         if not 0.0 <= r < 1.0:
             raise UserError(f"--rate: {r!r} is not valid; expected a number in [0, 1)")
     config = _load(config_file, opts["quick"])
     config = replace(config, noise_rates=tuple(dict.fromkeys(float(r) for r in rates)))
-    config = narrow(config, _names(only_datasets), _names(only_algorithms))
     _execute(config, **opts)
 
 

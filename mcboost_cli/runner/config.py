@@ -287,8 +287,9 @@ def validate_config(data: Any, path: str, text: str = "", *, known_datasets=None
                             tuple(entries))]
     else:
         tables = _tables(path, data["tables"], datasets, set(split_datasets), base_protocols)
-    for table in tables:
-        _check_selection(path, table)
+    for i, table in enumerate(tables):
+        _check_selection(path, table, "algorithms" if "algorithms" in data
+                         else f"tables[{i}].algorithms")
     quick = _quick(path, data.get("quick"), datasets, all_folds) if "quick" in data else None
     figures = _figures(path, data.get("figures", []), tables, all_folds)
 
@@ -371,8 +372,8 @@ def _tables(path, raw, datasets, split_datasets, base_protocols) -> list[TableSp
                                           + ", ".join(datasets))
         protocols = base_protocols
         if "protocol" in t:
-            protocols = _protocols(path, f"{where}.protocol", t["protocol"], datasets,
-                                   split_datasets, base_protocols)
+            protocols = _protocols(path, f"{where}.protocol", t["protocol"], tdatasets,
+                                   split_datasets, {d: base_protocols[d] for d in tdatasets})
         protocols = {d: protocols[d] for d in tdatasets}
         entries = _entries(path, f"{where}.algorithms", t["algorithms"], tdatasets)
         tables.append(TableSpec(tid, title, published, tuple(tdatasets), protocols,
@@ -380,13 +381,12 @@ def _tables(path, raw, datasets, split_datasets, base_protocols) -> list[TableSp
     return tables
 
 
-def _check_selection(path, table: TableSpec):
+def _check_selection(path, table: TableSpec, keypath: str):
     """A grid needs a validation part to select on; the predefined protocol has none."""
     for e, entry in enumerate(table.algorithms):
         for d in table.datasets:
             if table.protocols[d] == "predefined" and len(entry.grid_points(d)) > 1:
-                where = ("algorithms" if table.id == "results" else
-                         f"tables[{table.id}].algorithms") + f"[{e}].grid"
+                where = f"{keypath}[{e}].grid"
                 raise _err(path, where, f"{d} uses protocol 'predefined', which has no "
                                         "validation part to select a grid point on; fix the "
                                         f"values for {d} in per_dataset, or use "

@@ -182,7 +182,9 @@ def recheck(sample: pd.DataFrame, experiment: str, work_fn) -> list[Mismatch]:
                 have_text = "" if have is None else str(have)
             else:
                 have_text = _float_text(have)
-                same = want == have_text or (want == "" and have_text == "")
+                # float64 equality (texts may differ: "0.00" and "0.0" are the same number).
+                same = (want == "" and have_text == "") or (
+                    want != "" and have_text != "" and float(want) == float(have_text))
             if not same:
                 out.append(Mismatch(row["key"], cell.describe(), col, want, have_text))
     return out
