@@ -5,7 +5,6 @@ on a tiny two-table config (car 5-fold + segmentation predefined)."""
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -13,9 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
-from mcboost_cli.cli import main
 from mcboost_cli.errors import UserError
 from mcboost_cli.protocol.splits import HOLDOUT_FRACTION, make_split, protocol_folds
 from mcboost_cli.runner.cells import DONE, FAILED, CellResult
@@ -25,6 +22,8 @@ from mcboost_cli.runner.reference import (
     CELL_COLUMNS, cells_frame, import_cells, read_cells, recheck, sample_cells,
 )
 from mcboost_cli.runner.store import ResultStore
+
+from .test_cli import invoke, mirror_env  # noqa: F401  (a fixture)
 from mcboost_cli.runner.work import reported_round
 
 REPO = Path(__file__).resolve().parents[1]
@@ -615,22 +614,6 @@ def test_recheck_compares_floats_not_texts(ref):
 
 
 # -- 5. the CLI end to end ---------------------------------------------------------------------
-
-def invoke(args, cwd: Path):
-    runner = CliRunner()
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        return runner.invoke(main, args, catch_exceptions=False)
-    finally:
-        os.chdir(old)
-
-
-@pytest.fixture
-def mirror_env(uci_mirror, monkeypatch):
-    monkeypatch.setenv("MCBOOST_MIRROR", uci_mirror)
-    return uci_mirror
-
 
 E2E = """\
 experiment: e2e

@@ -52,8 +52,8 @@ from types import MappingProxyType
 from typing import Any
 
 import pandas as pd
-import yaml
 
+from .._yaml import read_yaml
 from ..errors import UserError
 
 __all__ = [
@@ -611,20 +611,7 @@ def _load_paper_file(path, *, known_datasets: Sequence[str] | None = None
     """
     name = path.name
     stem = name[:-len(".yaml")] if name.endswith(".yaml") else name
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such published-numbers file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise UserError(f"{path}: cannot read published-numbers file ({type(e).__name__}: "
-                        f"{getattr(e, 'strerror', None) or e})") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(e, "problem", None) or "invalid syntax"
-        raise UserError(f"{path}: malformed YAML{where}: {problem}") from None
+    _, data = read_yaml(path, "published-numbers file")
     if known_datasets is None:
         known_datasets = _catalog_names()
     return _validate_paper(data, path, stem, list(known_datasets))

@@ -10,12 +10,11 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
-import yaml
 
 from ..algorithms.registry import get_algorithm, validate_params
+from .._yaml import read_yaml
 from ..errors import UserError
 from ..protocol.splits import PREDEFINED, PROTOCOLS, protocol_folds
 
@@ -208,24 +207,7 @@ def _list_of(path, keypath, value, kind, check=None, choices_text=""):
 
 def load_config(path, *, known_datasets=None) -> ExperimentConfig:
     """Read and validate an experiment config; raises UserError (one line) on any problem."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such config file") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: cannot read config file: it is a directory, expected a "
-                        "YAML file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise UserError(f"{path}: cannot read config file ({type(e).__name__}: "
-                        f"{getattr(e, 'strerror', None) or e})") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(e, "problem", None) or "invalid syntax"
-        raise UserError(f"{path}: malformed YAML{where}: {problem}") from None
+    text, data = read_yaml(path, "config file")
     return validate_config(data, str(path), text, known_datasets=known_datasets)
 
 
