@@ -173,20 +173,24 @@ def _heading(config, table, rate) -> str:
             + f", label noise {rate:g}")
 
 
+def _where(r) -> str:
+    table = "" if r.table == "results" else f"{r.table} "
+    return f"{table}{r.dataset}/{r.algorithm} at noise {r.noise_rate:g}"
+
+
 def _footnote(summary) -> str:
     notes = []
     partial = summary[(summary["n"] > 0) & (~summary["complete"])]
     if not partial.empty:
         notes.append("† partial (folds done of planned, or a grid not fully run): " + "; ".join(
-            f"{r.dataset}/{r.algorithm} at noise {r.noise_rate:g}: {r.n} of {r.n_planned}"
-            for r in partial.itertuples()))
+            f"{_where(r)}: {r.n} of {r.n_planned}" for r in partial.itertuples()))
     nofit = summary[summary["n_no_fit"] > 0]
     if not nofit.empty:
         notes.append("no fit: no weak learner was accepted (e.g. AdaBoost.M1 stops when its "
                      "first tree's weighted error is already >= 1/2), so there is no classifier "
                      "to score; ‡: the mean is over the folds that fitted. Folds without a fit: "
-                     + "; ".join(f"{r.dataset}/{r.algorithm} at noise {r.noise_rate:g}: "
-                                 f"{r.n_no_fit} of {r.n}" for r in nofit.itertuples()))
+                     + "; ".join(f"{_where(r)}: {r.n_no_fit} of {r.n}"
+                                 for r in nofit.itertuples()))
     return "\n".join(notes)
 
 
