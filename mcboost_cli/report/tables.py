@@ -117,7 +117,11 @@ def _published(table):
 
 
 def _comparison(table, summary_t: pd.DataFrame, published, noise_rates):
+    """Compare only complete cells (every planned fold and grid point done): a partial mean
+    is shown in the table (marked †) but does not count as agreeing or not."""
     from .published import compare
+    summary_t = summary_t.copy()
+    summary_t.loc[~summary_t["complete"].astype(bool), ["mean", "std"]] = np.nan
     amap = {e.label: (e.label if e.label in published.algorithms else None)
             for e in table.algorithms}
     return compare(summary_t, published, list(table.datasets), amap, list(noise_rates))
