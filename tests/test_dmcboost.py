@@ -105,6 +105,46 @@ def test_bottom_average_line_search_within_th_of_brute_force_maximiser():
     assert n_flat < 300
 
 
+
+def test_bottom_average_line_search_terminates_when_th_is_below_float_spacing():
+    # Regression (Nursery, five_fold fold 0, depth 3, n' = n/2, round 27): Phase II steps of
+    # alpha = hi = 2c + 1 make c grow geometrically; once the maximiser passes 2**36 the
+    # spacing of float64 there exceeds th = 1e-5, the bisection reached a one-ulp bracket
+    # whose midpoint rounds to one of its ends, and Alg. 2.1's loop never ended. g is
+    # invariant under scaling p, w, c and alpha together, so random problems scaled by 2**40
+    # reproduce that state; the search must end at the brute-force maximiser (to the float
+    # resolution there).
+    rng = np.random.default_rng(1)
+    scale = 2.0 ** 40
+    n_interior = 0
+    for it in range(120):
+        n, K, T = int(rng.integers(1, 16)), int(rng.integers(2, 5)), int(rng.integers(1, 5))
+        scores, c = ensemble_state(rng, n, K, T, integer=it % 2 == 0)
+        y = rng.integers(0, K, n).astype(np.int32)
+        vote = rng.integers(0, K, n).astype(np.int32)
+        p, s, w = pieces(scores, y, vote)
+        nprime = int(rng.integers(1, n + 1))
+        p, w, c = p * scale, w * scale, c * scale
+        hi = 2 * c + 1
+        buf = np.empty(n)
+        q = ls.line_search_bottom_avg(p, s, w, n, nprime, c, hi, TH, buf)
+        a_ex, v_ex = ls.max_bottom_avg_exact(p, s, w, n, nprime, c, hi, buf)
+
+        def obj(a, p=p, s=s, w=w, nprime=nprime, c=c):
+            return nz.bottom_avg_naive(p, s, w, nprime, c, a)
+
+        cands = nz.margin_candidates(p, s, w, hi, n_grid=0)   # every kink and crossing
+        a_bf, v_bf = nz.maximise_naive(obj, cands)
+        tol = 1e-12 * (1 + abs(v_bf))
+        assert abs(v_ex - v_bf) <= tol
+        assert abs(obj(q) - v_bf) <= tol                       # q is a maximiser
+        if 0.0 < a_bf < hi:
+            n_interior += 1
+            argmax = cands[np.array([obj(a) for a in cands]) >= v_bf - tol]
+            slack = max(TH, 4 * np.spacing(hi))                # th or a few ulps
+            assert argmax.min() - slack <= q <= argmax.max() + slack
+    assert n_interior >= 40
+
 def test_bottom_sum_one_sided_slopes_match_finite_differences():
     rng = np.random.default_rng(2)
     for _ in range(100):

@@ -376,6 +376,13 @@ def line_search_bottom_avg(p, s, w, L, nprime, c, hi, th, buf):
     end = hi
     while end - begin >= th:                      # line 9: until end - begin < th
         q = 0.5 * (begin + end)                   # line 3
+        if not begin < q < end:
+            # The bracket is one ulp wide but still >= th (large alpha: above 2**36 ~ 6.9e10
+            # the spacing of float64 exceeds th = 1e-5), so the midpoint rounds to an end and
+            # bisection makes no progress. Stop at that end: the value the loop returned
+            # whenever it terminated (q = begin with phi <= 0 gives end = begin, q = end with
+            # phi > 0 gives begin = end); the other two cases looped forever.
+            break
         if _phi_positive(p, s, w, L, nprime, c, q, 1, buf):   # line 4: derivative (9) > 0
             begin = q                             # line 5
         else:
