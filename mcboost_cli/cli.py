@@ -90,7 +90,7 @@ def _run_options(f):
                      metavar="DIR", help="Also write the folds and noise masks as CSV files."),
         click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
         click.option("--datasets", "only_datasets", default=None, metavar="NAME[,NAME...]",
-                     help="Run (and tabulate) only these datasets of the config."),
+                     help="Run only these datasets of the config (the tables show all of it)."),
         click.option("--algorithms", "only_algorithms", default=None,
                      metavar="LABEL[,LABEL...]",
                      help="Run only these algorithm columns (labels as in the tables, or "
