@@ -89,6 +89,9 @@ def _run_options(f):
         click.option("--export-splits", type=click.Path(file_okay=False), default=None,
                      metavar="DIR", help="Also write the folds and noise masks as CSV files."),
         click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
+        click.option("--tables", "only_tables", default=None, metavar="ID[,ID...]",
+                     help="Run only the cells of these tables of the config (ids as in its "
+                          "'tables:' list; the tables show all of it)."),
         click.option("--datasets", "only_datasets", default=None, metavar="NAME[,NAME...]",
                      help="Run only these datasets of the config (the tables show all of it)."),
         click.option("--algorithms", "only_algorithms", default=None,
@@ -186,7 +189,7 @@ def _figures(config, planned, store, out_dir):
 
 def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, store_path,
              results_dir, export_splits, quiet, quick=False, import_results=None,
-             only_datasets=None, only_algorithms=None):
+             only_datasets=None, only_algorithms=None, only_tables=None):
     from .runner.execute import run_cells
     from .runner.executors import make_executor
     from .runner.plan import config_hash, expand
@@ -197,10 +200,11 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
     from .runner.config import narrow
     _sigterm_as_interrupt()
     full = config
-    config = narrow(config, _names(only_datasets), _names(only_algorithms))
+    config = narrow(config, _names(only_datasets), _names(only_algorithms),
+                    _names(only_tables))
     store_file, out_dir = _paths(config, store_path, results_dir)
     config, datasets = _load_datasets(config, mirror, offline)
-    # --datasets / --algorithms narrow what runs; the tables still show the whole config
+    # --tables / --datasets / --algorithms narrow what runs; the tables still show the whole config
     # (from the store), without the datasets that could not be had.
     missing = set(_names(only_datasets) or full.datasets) - set(datasets)
     shown = replace(narrow(full, [d for d in full.datasets if d not in missing]),

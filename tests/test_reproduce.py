@@ -354,6 +354,21 @@ def test_narrow_by_label_and_registry_name():
     assert narrow(cfg) == cfg
 
 
+def test_narrow_by_table_keeps_its_datasets_and_figures_only():
+    cfg = validate_config(QUICK_CFG, "c.yaml")
+    t3 = narrow(cfg, tables=["t3"])
+    assert [t.id for t in t3.tables] == ["t3"] and t3.datasets == ("car",)
+    assert {pc.cell.dataset for pc in expand(t3)} == {"car"}
+    assert {pc.table_index for pc in expand(t3)} == {0}
+    # The plan of a narrowed table is a subset of the whole plan (same cell keys).
+    assert {pc.cell.key for pc in expand(t3)} <= {pc.cell.key for pc in expand(cfg)}
+    assert narrow(cfg, tables=[t.id for t in cfg.tables]).tables == cfg.tables
+    with pytest.raises(UserError) as info:
+        narrow(cfg, tables=["t2", "table7"])
+    assert info.value.args[0] == "--tables: table7 is not valid; expected table ids among " \
+        "t2, t3, t9"
+
+
 def test_narrow_errors():
     cfg = validate_config(QUICK_CFG, "c.yaml")
     with pytest.raises(UserError) as info:
@@ -719,3 +734,15 @@ def test_noise_unknown_dataset_is_one_line_exit_2():
     assert "car, nursery" in lines[0] and "Traceback" not in r.output
     r = invoke(["noise", "--rate", "0.2", "--algorithms", "SAMME,Nope"], REPO)
     assert r.exit_code == 2 and r.stderr.strip().startswith("error: --algorithms: Nope")
+
+
+def test_run_unknown_table_is_one_line_exit_2_and_figures_follow_their_table():
+    r = invoke(["run", "configs/uci.yaml", "--tables", "table2,tableX", "--dry-run"], REPO)
+    assert r.exit_code == 2
+    lines = r.stderr.strip().splitlines()
+    assert lines == ["error: --tables: tableX is not valid; expected table ids among "
+                     "table2, table3"]
+    from mcboost_cli.runner.config import load_config
+    cfg = load_config(REPO / "configs" / "uci.yaml")
+    assert [f.id for f in narrow(cfg, tables=["table2"]).figures] == ["figure3"]
+    assert narrow(cfg, tables=["table3"]).figures == ()

@@ -528,9 +528,21 @@ def quick_variant(config: ExperimentConfig) -> ExperimentConfig:
                    title=f"{QUICK_LABEL}: {config.title} ({q.describe()})")
 
 
-def narrow(config: ExperimentConfig, datasets=None, algorithms=None) -> ExperimentConfig:
-    """The config restricted to some datasets and algorithm columns (labels or registry
-    names); None keeps all. Raises UserError naming the valid choices."""
+def narrow(config: ExperimentConfig, datasets=None, algorithms=None,
+           tables=None) -> ExperimentConfig:
+    """The config restricted to some tables (ids), datasets and algorithm columns (labels or
+    registry names); None keeps all. Raises UserError naming the valid choices."""
+    if tables is not None:
+        ids = [t.id for t in config.tables]
+        bad = [t for t in tables if t not in ids]
+        if bad or not tables:
+            raise UserError(f"--tables: {', '.join(bad) or '(empty)'} is not valid; expected "
+                            f"table ids among {', '.join(ids)}")
+        kept = tuple(t for t in config.tables if t.id in tables)
+        used = {d for t in kept for d in t.datasets}
+        config = replace(config, tables=kept,
+                         datasets=tuple(d for d in config.datasets if d in used),
+                         figures=tuple(f for f in config.figures if f.table in tables))
     if datasets is not None:
         bad = [d for d in datasets if d not in config.datasets]
         if bad or not datasets:
