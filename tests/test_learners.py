@@ -94,6 +94,52 @@ def test_fast_tree_equals_naive_twin(criterion):
         np.testing.assert_array_equal(ws.node_count[:m], ref["node_count"])
 
 
+@pytest.mark.parametrize("criterion", [CRITERION_GINI, CRITERION_HAMMING,
+                                       CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM])
+def test_sparse_small_node_histograms_give_the_dense_tree_bit_for_bit(criterion):
+    """Deep trees over many bins (with a missing-value bin), where most nodes are small enough
+    for sparse histograms: every node array equals the all-dense grower's exactly, and the
+    tree equals the naive twin's."""
+    rng = np.random.default_rng(2024 + criterion)
+    n_sparse_nodes = 0
+    for _ in range(25):
+        n = int(rng.integers(50, 700))
+        F = int(rng.integers(1, 5))
+        K = int(rng.integers(2, 6))
+        width = int(rng.integers(40, 255))
+        X_binned = rng.integers(0, width, size=(n, F)).astype(np.uint8)
+        if rng.random() < 0.5:   # clustered values: several samples per bin
+            X_binned = (X_binned // 7 * 7).astype(np.uint8)
+        X_binned[rng.random((n, F)) < 0.05] = MISSING_BIN
+        y = rng.integers(0, K, n).astype(np.int32)
+        n_bins = np.array([X_binned[X_binned[:, f] != MISSING_BIN, f].max(initial=0) + 1
+                           for f in range(F)], dtype=np.int32)
+        w = rng.random(n)
+        W = rng.random((n, K))
+        G = _channel_values(rng, n, n_channels(criterion, K))
+        depth = int(rng.integers(4, 11))
+        grown = []
+        for sparse in (True, False):
+            ws = TreeWorkspace(n, F, MISSING_BIN + 1, n_channels(criterion, K), depth)
+            assert ws.sparse_max == (MISSING_BIN + 1) // 4
+            if not sparse:
+                ws.sparse_max = 0
+            m = grow_tree(ws, X_binned, y, n_bins, criterion, weight=w, weight_matrix=W,
+                          channel_values=G)
+            grown.append((m, ws))
+            if sparse:
+                n_sparse_nodes += int((ws.node_count[:m] <= ws.sparse_max).sum())
+        (m, a), (m2, b) = grown
+        assert m == m2
+        for name in ("feature", "threshold", "left", "right", "node_count"):
+            np.testing.assert_array_equal(getattr(a, name)[:m], getattr(b, name)[:m], name)
+        assert a.node_sum[:m].tobytes() == b.node_sum[:m].tobytes()
+        ref = grow_tree_naive(X_binned, y, n_bins, criterion, K, depth, weight=w,
+                              weight_matrix=W, channel_values=G)
+        np.testing.assert_array_equal(a.feature[:m], ref["feature"])
+    assert n_sparse_nodes > 500      # the sparse path was exercised
+
+
 def test_tree_partition_matches_apply():
     """Each leaf's sample range in the partition holds exactly the samples routed to it."""
     rng = np.random.default_rng(7)

@@ -32,7 +32,10 @@ nothing the booster optimises).
 The hot path allocates nothing: the caller owns a ``TreeWorkspace`` sized once per fit, and
 the tree is written into its arrays. The histogram of the larger child is obtained by
 subtracting the smaller child's from the parent's (LightGBM's and scikit-learn's trick), so
-each level costs a pass over the smaller half of the samples. Tie-breaking is deterministic:
+each level costs a pass over the smaller half of the samples. Small nodes (deep trees) keep
+sparse histograms instead — only the bins their samples occupy are zeroed, filled, scanned
+and subtracted — with bit-identical results (``_build_histogram_sparse``). Tie-breaking is
+deterministic:
 the first feature, then the lowest threshold, among splits of equal score.
 
 A naive pure-numpy twin lives in ``naive_tree.py`` and is used only by the tests.
@@ -63,6 +66,10 @@ DENSE_CRITERIA = (CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM)
 _TIE_EPS = 1e-12
 # Channel sums below this fraction of their label's total are rounding residue.
 _ZERO_REL = 1e-10
+# A node whose sample count is at most (histogram width) / SPARSE_BIN_RATIO gets a sparse
+# histogram: deep trees have many such nodes, and a dense one costs O(bins x channels) to
+# zero, scan and subtract whatever the node's size.
+SPARSE_BIN_RATIO = 4
 
 
 def n_channels(criterion: int, n_classes: int) -> int:
@@ -118,6 +125,15 @@ class TreeWorkspace:
         self.free_slots = np.zeros(n_slots, dtype=np.int32)
         self.scratch = np.zeros((3, n_channels_), dtype=HIST_DTYPE)
         self.n_nodes = np.zeros(1, dtype=np.int64)
+        # Sparse histograms of small nodes (see ``_build_histogram_sparse``): a node of at
+        # most ``sparse_max`` samples keeps, per feature, the sorted list of bins its slot may
+        # hold non-zero (``support``); 0 disables them (the tests compare both paths).
+        self.sparse_max = int(n_bins) // SPARSE_BIN_RATIO
+        cap = max(self.sparse_max, 1)
+        self.slot_sparse = np.zeros(n_slots, dtype=np.bool_)
+        self.support = np.zeros((n_slots, n_features, cap), dtype=np.int32)
+        self.n_support = np.zeros((n_slots, n_features), dtype=np.int32)
+        self.mark = np.zeros((n_features, n_bins), dtype=np.bool_)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -166,6 +182,73 @@ def _build_histogram(X_binned, sample_index, start, end, y, weight, weight_matri
                 for c in range(n_ch):
                     hist[f, b, c] += weight_matrix[i, c]
                 count[f, b] += 1
+
+
+@njit(cache=True, nogil=True)
+def _build_histogram_sparse(X_binned, sample_index, start, end, y, weight, weight_matrix,
+                            criterion, hist, count, support, n_support, mark):
+    """``_build_histogram`` of a small node, touching only the bins its samples occupy.
+
+    Those bins are zeroed and then accumulated in the same sample order as the dense build, so
+    they hold bit-identical values; every other bin of the dense histogram would be exactly
+    zero, and is not read: ``support[f, :n_support[f]]`` lists the occupied bins of feature f
+    in increasing order (``_find_best_split_sparse`` and the sibling's subtraction walk only
+    these). ``mark`` (F, B) is all False on entry and on return.
+    """
+    n_features = X_binned.shape[1]
+    n_ch = hist.shape[2]
+    for p in range(start, end):
+        i = sample_index[p]
+        for f in range(n_features):
+            b = X_binned[i, f]
+            for c in range(n_ch):
+                hist[f, b, c] = 0.0
+            count[f, b] = 0
+    if criterion == CRITERION_GINI:
+        for p in range(start, end):
+            i = sample_index[p]
+            c = y[i]
+            wi = weight[i]
+            for f in range(n_features):
+                b = X_binned[i, f]
+                hist[f, b, c] += wi
+                count[f, b] += 1
+    elif criterion == CRITERION_HAMMING:
+        n_classes = weight_matrix.shape[1]
+        for p in range(start, end):
+            i = sample_index[p]
+            yi = y[i]
+            wpos = weight_matrix[i, yi]
+            for f in range(n_features):
+                b = X_binned[i, f]
+                for l in range(n_classes):
+                    hist[f, b, l] += weight_matrix[i, l]
+                hist[f, b, n_classes + yi] += wpos
+                count[f, b] += 1
+    else:
+        for p in range(start, end):
+            i = sample_index[p]
+            for f in range(n_features):
+                b = X_binned[i, f]
+                for c in range(n_ch):
+                    hist[f, b, c] += weight_matrix[i, c]
+                count[f, b] += 1
+    for f in range(n_features):
+        d = 0
+        for p in range(start, end):
+            b = X_binned[sample_index[p], f]
+            if not mark[f, b]:
+                mark[f, b] = True
+                # Insertion into the sorted list (d is at most the node's sample count).
+                j = d
+                while j > 0 and support[f, j - 1] > b:
+                    support[f, j] = support[f, j - 1]
+                    j -= 1
+                support[f, j] = b
+                d += 1
+        n_support[f] = d
+        for j in range(d):
+            mark[f, support[f, j]] = False
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -254,6 +337,50 @@ def _find_best_split(hist, count, n_bins, node_sum, node_count, criterion, min_s
 
 
 @njit(cache=True, nogil=True)
+def _find_best_split_sparse(hist, count, n_bins, node_sum, node_count, criterion,
+                            min_samples_leaf, left_sum, right_sum, best_left_sum, support,
+                            n_support):
+    """``_find_best_split`` over the listed bins only (a sparse histogram, zero elsewhere).
+
+    The dense scan's running sums only add zeros at the other bins, and it skips thresholds at
+    empty bins, so visiting the listed bins in increasing order gives the same sums, scores
+    and tie-breaks.
+    """
+    n_features = hist.shape[0]
+    n_ch = hist.shape[2]
+    best_score = -np.inf
+    best_f = -1
+    best_t = -1
+    for f in range(n_features):
+        for c in range(n_ch):
+            left_sum[c] = 0.0
+        n_left = 0
+        last = n_bins[f] - 2
+        for j in range(n_support[f]):
+            t = support[f, j]
+            if t > last:
+                break
+            n_left += count[f, t]
+            for c in range(n_ch):
+                left_sum[c] += hist[f, t, c]
+            if count[f, t] == 0:
+                continue
+            n_right = node_count - n_left
+            if n_left < min_samples_leaf or n_right < min_samples_leaf:
+                continue
+            for c in range(n_ch):
+                right_sum[c] = node_sum[c] - left_sum[c]
+            score = _side_score(criterion, left_sum) + _side_score(criterion, right_sum)
+            if score > best_score + _TIE_EPS * (1.0 + abs(best_score)) or best_f < 0:
+                best_score = score
+                best_f = f
+                best_t = t
+                for c in range(n_ch):
+                    best_left_sum[c] = left_sum[c]
+    return best_f >= 0, best_f, best_t, best_score
+
+
+@njit(cache=True, nogil=True)
 def _partition(X_binned, sample_index, start, end, feature, threshold, buf):
     """Stable partition of sample_index[start:end] (left first); returns mid.
 
@@ -280,7 +407,8 @@ def _partition(X_binned, sample_index, start, end, feature, threshold, buf):
 def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
                min_samples_leaf, hist, count, sample_index, feature, threshold, left, right,
                node_sum, node_count, node_start, node_end, node_depth, node_slot, stack,
-               free_slots, scratch, n_nodes_out, partition_buf):
+               free_slots, scratch, n_nodes_out, partition_buf, sparse_max, slot_sparse,
+               support, n_support, mark):
     n_samples = X_binned.shape[0]
     n_ch = hist.shape[3]
     n_slots = hist.shape[0]
@@ -297,6 +425,8 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
 
     # Root.
     n_nodes = 1
+    for s in range(n_slots):
+        slot_sparse[s] = False
     node_start[0] = 0
     node_end[0] = n_samples
     node_depth[0] = 0
@@ -329,9 +459,15 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
         bf = -1
         bt = -1
         if not is_leaf:
-            found, bf, bt, best = _find_best_split(
-                hist[slot], count[slot], n_bins, node_sum[nd], node_count[nd], criterion,
-                min_samples_leaf, left_sum, right_sum, best_left)
+            if slot_sparse[slot]:
+                found, bf, bt, best = _find_best_split_sparse(
+                    hist[slot], count[slot], n_bins, node_sum[nd], node_count[nd], criterion,
+                    min_samples_leaf, left_sum, right_sum, best_left, support[slot],
+                    n_support[slot])
+            else:
+                found, bf, bt, best = _find_best_split(
+                    hist[slot], count[slot], n_bins, node_sum[nd], node_count[nd], criterion,
+                    min_samples_leaf, left_sum, right_sum, best_left)
             if found and criterion != CRITERION_GINI:
                 # A split that does not raise the score is no better than the leaf (Hamming:
                 # Z only falls under refinement; dense criteria: max / |.| are subadditive),
@@ -382,10 +518,29 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
                 small, large = rc, lc
             n_free -= 1
             s_small = free_slots[n_free]
-            _build_histogram(X_binned, sample_index, node_start[small], node_end[small], y,
-                             weight, weight_matrix, criterion, hist[s_small], count[s_small])
-            hist[slot] -= hist[s_small]
-            count[slot] -= count[s_small]
+            if node_count[small] <= sparse_max:
+                # Sparse: only the small child's bins are built and subtracted (the dense
+                # subtraction would take zeros from every other bin). The larger child keeps
+                # the parent's slot, hence its sparseness and bin lists: its bins are among
+                # the parent's.
+                _build_histogram_sparse(X_binned, sample_index, node_start[small],
+                                        node_end[small], y, weight, weight_matrix, criterion,
+                                        hist[s_small], count[s_small], support[s_small],
+                                        n_support[s_small], mark)
+                slot_sparse[s_small] = True
+                for f in range(hist.shape[1]):
+                    for j in range(n_support[s_small, f]):
+                        b = support[s_small, f, j]
+                        for c in range(n_ch):
+                            hist[slot, f, b, c] -= hist[s_small, f, b, c]
+                        count[slot, f, b] -= count[s_small, f, b]
+            else:
+                _build_histogram(X_binned, sample_index, node_start[small], node_end[small],
+                                 y, weight, weight_matrix, criterion, hist[s_small],
+                                 count[s_small])
+                slot_sparse[s_small] = False
+                hist[slot] -= hist[s_small]
+                count[slot] -= count[s_small]
             node_slot[small] = s_small
             node_slot[large] = slot
             # Exact node sums from the histograms would drift the same way; recompute the
@@ -432,7 +587,8 @@ def grow_tree(ws: TreeWorkspace, X_binned, y, n_bins, criterion, *, weight=None,
                ws.hist, ws.count, ws.sample_index, ws.feature, ws.threshold, ws.left, ws.right,
                ws.node_sum, ws.node_count, ws.node_start, ws.node_end, ws.node_depth,
                ws.node_slot, ws.stack, ws.free_slots, ws.scratch, ws.n_nodes,
-               ws.partition_buf)
+               ws.partition_buf, ws.sparse_max, ws.slot_sparse, ws.support, ws.n_support,
+               ws.mark)
     return int(ws.n_nodes[0])
 
 
