@@ -149,9 +149,18 @@ def _build_histogram(X_binned, sample_index, start, end, y, weight, weight_matri
     IN: X_binned (n, F) uint8, y (n,) int32, weight (n,) — GINI; weight_matrix (n, K) — HAMMING;
     weight_matrix = G (n, C) — dense criteria. OUT: hist (F, B, C), count (F, B).
     """
-    n_features = X_binned.shape[1]
     hist[:] = 0.0
     count[:] = 0
+    _accumulate(X_binned, sample_index, start, end, y, weight, weight_matrix, criterion, hist,
+                count)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _accumulate(X_binned, sample_index, start, end, y, weight, weight_matrix, criterion, hist,
+                count):
+    """Add the samples' channel values and counts to hist/count, in sample order (the order
+    fixes the float sums, so the dense and sparse builds must share it)."""
+    n_features = X_binned.shape[1]
     if criterion == CRITERION_GINI:
         for p in range(start, end):
             i = sample_index[p]
@@ -192,8 +201,8 @@ def _build_histogram_sparse(X_binned, sample_index, start, end, y, weight, weigh
     Those bins are zeroed and then accumulated in the same sample order as the dense build, so
     they hold bit-identical values; every other bin of the dense histogram would be exactly
     zero, and is not read: ``support[f, :n_support[f]]`` lists the occupied bins of feature f
-    in increasing order (``_find_best_split_sparse`` and the sibling's subtraction walk only
-    these). ``mark`` (F, B) is all False on entry and on return.
+    in increasing order (``_find_best_split`` and the sibling's subtraction walk only these).
+    ``mark`` (F, B) is all False on entry and on return.
     """
     n_features = X_binned.shape[1]
     n_ch = hist.shape[2]
@@ -204,35 +213,8 @@ def _build_histogram_sparse(X_binned, sample_index, start, end, y, weight, weigh
             for c in range(n_ch):
                 hist[f, b, c] = 0.0
             count[f, b] = 0
-    if criterion == CRITERION_GINI:
-        for p in range(start, end):
-            i = sample_index[p]
-            c = y[i]
-            wi = weight[i]
-            for f in range(n_features):
-                b = X_binned[i, f]
-                hist[f, b, c] += wi
-                count[f, b] += 1
-    elif criterion == CRITERION_HAMMING:
-        n_classes = weight_matrix.shape[1]
-        for p in range(start, end):
-            i = sample_index[p]
-            yi = y[i]
-            wpos = weight_matrix[i, yi]
-            for f in range(n_features):
-                b = X_binned[i, f]
-                for l in range(n_classes):
-                    hist[f, b, l] += weight_matrix[i, l]
-                hist[f, b, n_classes + yi] += wpos
-                count[f, b] += 1
-    else:
-        for p in range(start, end):
-            i = sample_index[p]
-            for f in range(n_features):
-                b = X_binned[i, f]
-                for c in range(n_ch):
-                    hist[f, b, c] += weight_matrix[i, c]
-                count[f, b] += 1
+    _accumulate(X_binned, sample_index, start, end, y, weight, weight_matrix, criterion, hist,
+                count)
     for f in range(n_features):
         d = 0
         for p in range(start, end):
@@ -300,51 +282,14 @@ def _is_pure(criterion, s):
 
 @njit(cache=True, nogil=True)
 def _find_best_split(hist, count, n_bins, node_sum, node_count, criterion, min_samples_leaf,
-                     left_sum, right_sum, best_left_sum):
+                     left_sum, right_sum, best_left_sum, sparse, support, n_support):
     """Best (feature, threshold) of one node; returns (found, feature, threshold, score).
 
     Threshold t sends bins 0..t left. Bins beyond n_bins[f] (the missing-value bin) always go
-    right. Ties keep the first feature and the lowest threshold.
-    """
-    n_features = hist.shape[0]
-    n_ch = hist.shape[2]
-    best_score = -np.inf
-    best_f = -1
-    best_t = -1
-    for f in range(n_features):
-        for c in range(n_ch):
-            left_sum[c] = 0.0
-        n_left = 0
-        for t in range(n_bins[f] - 1):
-            n_left += count[f, t]
-            for c in range(n_ch):
-                left_sum[c] += hist[f, t, c]
-            if count[f, t] == 0:
-                continue  # same partition as the previous threshold: keep the lowest one
-            n_right = node_count - n_left
-            if n_left < min_samples_leaf or n_right < min_samples_leaf:
-                continue
-            for c in range(n_ch):
-                right_sum[c] = node_sum[c] - left_sum[c]
-            score = _side_score(criterion, left_sum) + _side_score(criterion, right_sum)
-            if score > best_score + _TIE_EPS * (1.0 + abs(best_score)) or best_f < 0:
-                best_score = score
-                best_f = f
-                best_t = t
-                for c in range(n_ch):
-                    best_left_sum[c] = left_sum[c]
-    return best_f >= 0, best_f, best_t, best_score
-
-
-@njit(cache=True, nogil=True)
-def _find_best_split_sparse(hist, count, n_bins, node_sum, node_count, criterion,
-                            min_samples_leaf, left_sum, right_sum, best_left_sum, support,
-                            n_support):
-    """``_find_best_split`` over the listed bins only (a sparse histogram, zero elsewhere).
-
-    The dense scan's running sums only add zeros at the other bins, and it skips thresholds at
-    empty bins, so visiting the listed bins in increasing order gives the same sums, scores
-    and tie-breaks.
+    right. Ties keep the first feature and the lowest threshold. A ``sparse`` histogram (zero
+    outside the bins ``support[f, :n_support[f]]``, increasing) is scanned over those bins
+    only: the dense scan's running sums would only add zeros elsewhere, and it skips
+    thresholds at empty bins, so the sums, scores and tie-breaks are the same.
     """
     n_features = hist.shape[0]
     n_ch = hist.shape[2]
@@ -356,15 +301,15 @@ def _find_best_split_sparse(hist, count, n_bins, node_sum, node_count, criterion
             left_sum[c] = 0.0
         n_left = 0
         last = n_bins[f] - 2
-        for j in range(n_support[f]):
-            t = support[f, j]
+        for j in range(n_support[f] if sparse else last + 1):
+            t = support[f, j] if sparse else j
             if t > last:
                 break
             n_left += count[f, t]
             for c in range(n_ch):
                 left_sum[c] += hist[f, t, c]
             if count[f, t] == 0:
-                continue
+                continue  # same partition as the previous threshold: keep the lowest one
             n_right = node_count - n_left
             if n_left < min_samples_leaf or n_right < min_samples_leaf:
                 continue
@@ -459,15 +404,10 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
         bf = -1
         bt = -1
         if not is_leaf:
-            if slot_sparse[slot]:
-                found, bf, bt, best = _find_best_split_sparse(
-                    hist[slot], count[slot], n_bins, node_sum[nd], node_count[nd], criterion,
-                    min_samples_leaf, left_sum, right_sum, best_left, support[slot],
-                    n_support[slot])
-            else:
-                found, bf, bt, best = _find_best_split(
-                    hist[slot], count[slot], n_bins, node_sum[nd], node_count[nd], criterion,
-                    min_samples_leaf, left_sum, right_sum, best_left)
+            found, bf, bt, best = _find_best_split(
+                hist[slot], count[slot], n_bins, node_sum[nd], node_count[nd], criterion,
+                min_samples_leaf, left_sum, right_sum, best_left, slot_sparse[slot],
+                support[slot], n_support[slot])
             if found and criterion != CRITERION_GINI:
                 # A split that does not raise the score is no better than the leaf (Hamming:
                 # Z only falls under refinement; dense criteria: max / |.| are subadditive),
