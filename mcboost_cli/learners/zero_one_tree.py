@@ -197,6 +197,13 @@ class ZeroOneWorkspace:
         self.gcnt = np.zeros(n, np.int64)
         self.gmargin = np.zeros(n, np.float64)
         self.cum = np.zeros((1, F, B), np.int32)
+        # Margin-ordered views of a node's items (see _node_views); sx takes the binned
+        # matrix's dtype on first use.
+        self.sm = np.zeros(n, np.float64)
+        self.sy = np.zeros(n, np.int32)
+        self.sw = np.zeros((n, K), np.float64)
+        self.sx = np.zeros((F, n), np.uint8)
+        self.cand_heap = np.zeros(F * B, np.int64)
         self.buf = np.zeros(n, np.float64)
         self.inc = np.zeros(n, np.float64)
         self.dec = np.zeros(n, np.float64)
@@ -860,10 +867,15 @@ def _sort_by_margin(margin, idx, L):
 # groups of interchangeable examples — examples with the same label and the same score row
 # have the same numerator line under every label, so a candidate only needs how many of a
 # group fall on each side of its split (cumulative per-bin counts, ``cum``). The items are
-# passed as one tuple ``items = (grouped, imargin, rep, gcnt, cum)``: ``imargin[q]`` is item
-# q's margin, and for groups ``rep[q]`` is a member (for its label and scores), ``gcnt[q]``
-# its number of members in the node and ``cum[q, f, b]`` its members with bin <= b on f.
-# Without groups an item is an example index (rep, gcnt and cum are not read).
+# passed as one tuple ``items = (grouped, imargin, rep, gcnt, cum, sm, sy, sw, sx)``:
+# ``imargin[q]`` is item q's margin, and for groups ``rep[q]`` is a member (for its label and
+# scores), ``gcnt[q]`` its number of members in the node and ``cum[q, f, b]`` its members with
+# bin <= b on f. Without groups an item is an example index (rep, gcnt and cum are not read).
+# The last four are the node's items in margin order (position p = the p-th item of
+# ``order_m``), laid out for ``_scan``'s sequential reads instead of gathers through the item
+# index: ``sm[p]`` its margin, ``sy[p]`` its label, ``sw[p, k]`` = scores[r, y_r] -
+# scores[r, k] for its member r (piece_terms' w under a wrong label k, the same subtraction)
+# and, without groups, ``sx[f, p]`` its bin on feature f (``_node_views``).
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -871,7 +883,7 @@ def _item(items, q, X, f, t, mode):
     """(member example, members voted label a, members voted label b) of item q under a
     candidate: MODE_LEFT votes a on S_left (S_right is not a member), MODE_SPLIT a on
     S_left and b on S_right, MODE_ALL a on the whole node."""
-    grouped, _, rep, gcnt, cum = items
+    grouped, _, rep, gcnt, cum, _, _, _, _ = items
     if grouped:
         r = rep[q]
         tot = gcnt[q]
@@ -898,6 +910,49 @@ def _item_fixed_var(items, q, X, f, t, mode):
     if mode == MODE_SPLIT:
         return r, na, nb
     return r, 0, na
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _item_at(items, order_m, p, f, t, mode):
+    """(members voted label a, members voted label b) of the item at margin position p: the
+    counts of ``_item``, read from the margin-ordered views."""
+    grouped, _, _, gcnt, cum, _, _, _, sx = items
+    if grouped:
+        it = order_m[p]
+        tot = gcnt[it]
+        if mode == MODE_ALL:
+            return tot, 0
+        nl = cum[it, f, t]
+        if mode == MODE_LEFT:
+            return nl, 0
+        return nl, tot - nl
+    if mode == MODE_ALL:
+        return 1, 0
+    if sx[f, p] <= t:
+        return 1, 0
+    if mode == MODE_LEFT:
+        return 0, 0
+    return 0, 1
+
+
+@njit(cache=True, nogil=True)
+def _node_views(X, y, scores, order_m, L, grouped, rep, imargin, sm, sy, sw, sx):
+    """Fill the margin-ordered views of the node's items (see ``items`` above): one gather
+    per node instead of one per item and scan."""
+    K = scores.shape[1]
+    F = X.shape[1]
+    for p in range(L):
+        it = order_m[p]
+        r = rep[it] if grouped else it
+        yi = y[r]
+        sm[p] = imargin[it]
+        sy[p] = yi
+        ay = scores[r, yi]
+        for k in range(K):
+            sw[p, k] = ay - scores[r, k]
+        if not grouped:
+            for f in range(F):
+                sx[f, p] = X[r, f]
 
 
 @njit(cache=True, nogil=True)
@@ -953,37 +1008,62 @@ def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, alpha
     """S(alpha) and both one-sided slopes of S at alpha for a candidate, scanning the
     margin-sorted prefix of items that can hold its kcap smallest numerators (a numerator lies
     in [m - alpha, m + alpha], so once kcap members are seen, margins above the kcap-th one
-    + 2 alpha cannot enter). One pass serves both sides of a kink. Returns (S, left slope,
-    right slope)."""
+    + 2 alpha cannot enter). Returns (S, left slope, right slope).
+
+    Only the numerators <= the kcap-th smallest value vk enter S and its slopes, so the scan
+    keeps just those that can be: every numerator is <= m + alpha (voted the true label:
+    m + alpha; a wrong label: min(m, w - alpha) <= m), so vk <= umax, the largest numerator
+    of the first members (in margin order) that number kcap. Later entries above umax are
+    not stored, and the scan stops at the first margin with m - alpha > umax (every
+    numerator is >= m - alpha, as w >= m; margins only grow along the prefix). Both tests
+    compare the very floats the selection compares (fl(m - alpha) <= fl(w - alpha) and
+    m <= fl(m + alpha) by monotone rounding), so the kept entries hold every value <= vk, in
+    the same order: the same vk, the same sums in the same order — the same bits as storing
+    them all (the entries kept are a subset of those the 2 alpha rule alone keeps). One pass
+    serves both sides of a kink."""
     grouped = items[0]
-    imargin = items[1]
+    sm = items[5]
+    sy = items[6]
+    sw = items[7]
     nbuf, sbuf, wbuf, tmp, tmpw = bufs
     cnt = 0
     seen = 0
+    umax = -INF
     bound = INF
     for q in range(L):
-        it = order_m[q]
-        mi = imargin[it]
-        if mi > bound:
+        mi = sm[q]
+        if mi > bound or (seen >= kcap and mi - alpha > umax):
             break
-        r, na, nb = _item(items, it, X, f, t, mode)
+        na, nb = _item_at(items, order_m, q, f, t, mode)
         if na + nb == 0:
             continue
-        yi = y[r]
+        yi = sy[q]
+        filling = seen < kcap
         for part in range(2):
             nw = na if part == 0 else nb
             if nw == 0:
                 continue
             lab = lab_a if part == 0 else lab_b
-            pi, si, wi = piece_terms(scores, r, yi, lab, mi)
-            v = numerator(pi, si, wi, alpha)
+            # piece_terms(scores, r, yi, lab, mi), from the views.
+            if lab == yi:
+                si = 1.0
+                wi = INF
+            else:
+                si = 0.0
+                wi = sw[q, lab]
+            v = numerator(mi, si, wi, alpha)
+            if filling:
+                if v > umax:
+                    umax = v
+            elif v > umax:
+                continue
             nbuf[cnt] = v
             tmp[cnt] = v
             wbuf[cnt] = nw
             tmpw[cnt] = nw
             # Both one-sided slopes in one code: 3 (right + 1) + (left + 1).
-            sbuf[cnt] = 3.0 * (right_slope(pi, si, wi, alpha) + 1.0) + (
-                left_slope(pi, si, wi, alpha) + 1.0)
+            sbuf[cnt] = 3.0 * (right_slope(mi, si, wi, alpha) + 1.0) + (
+                left_slope(mi, si, wi, alpha) + 1.0)
             cnt += 1
         seen += na + nb
         if seen >= kcap and bound == INF:
@@ -1438,14 +1518,39 @@ def _node_groups(X, sample_index, start, end, n_bins, gid, margin, loc, rep, gcn
     return G
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _cand_first(ubt, a, b):
+    """Candidate a is examined before b: larger bound, then the lower index."""
+    return ubt[a] > ubt[b] or (ubt[a] == ubt[b] and a < b)
+
+
+@njit(cache=True, nogil=True)
+def _cand_sift_down(ubt, heap, root, end):
+    """Restore the heap order of heap[0:end] (``_cand_first`` at the top) below ``root``."""
+    while True:
+        child = 2 * root + 1
+        if child >= end:
+            return
+        if child + 1 < end and _cand_first(ubt, heap[child + 1], heap[child]):
+            child += 1
+        if not _cand_first(ubt, heap[child], heap[root]):
+            return
+        tmp = heap[root]
+        heap[root] = heap[child]
+        heap[child] = tmp
+        root = child
+
+
 @njit(cache=True, nogil=True)
 def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, margin, top_lab, c,
                             nprime, hi, eps, need_single, grouped, gid, loc, rep, gcnt, gmargin,
                             cum, order_m, bufs, nbin, valid, qbin, tbin, ubt, cand_f, cand_t,
-                            jS0, jQ0, jval, jeps, jdone, jD):
+                            jS0, jQ0, jval, jeps, jdone, jD, sm, sy, sw, sx, heap):
     """``_best_split_phase2`` for the bottom-n' average, unconstrained (see above); with
     ``grouped`` the node's examples are handled as groups of interchangeable examples
-    (``gid``: each example's group), which gives the same maxima with fewer items."""
+    (``gid``: each example's group), which gives the same maxima with fewer items.
+    ``sm``, ``sy``, ``sw``, ``sx``: the margin-ordered views (``_node_views``); ``heap``:
+    scratch for the candidates' best-first order."""
     F = X.shape[1]
     K = jS0.shape[0]
     B = nbin.shape[1]
@@ -1461,8 +1566,9 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
         for q in range(nS):
             order_m[q] = sample_index[start + q]
         imargin = margin
-    items = (grouped, imargin, rep, gcnt, cum)
     _sort_by_margin(imargin, order_m, L)
+    _node_views(X, y, scores, order_m, L, grouped, rep, imargin, sm, sy, sw, sx)
+    items = (grouped, imargin, rep, gcnt, cum, sm, sy, sw, sx)
     kS = nprime if nprime < nS else nS
     k_single = 0
     if need_single:
@@ -1579,18 +1685,19 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     bt = -1
     bkl = 0
     bkr = 0
-    for _ in range(n_cand):
-        # Next threshold: the largest bound (the first (feature, threshold) on ties).
-        ci = -1
-        for cj in range(n_cand):
-            if ubt[cj] == -INF:
-                continue
-            if ci < 0 or ubt[cj] > ubt[ci]:
-                ci = cj
-        if ci < 0:
-            break
+    # Best-first order: the largest bound first, the first (feature, threshold) on ties
+    # (a max-heap on (bound, -index); the bounds are finite and fixed from here on).
+    for ci in range(n_cand):
+        heap[ci] = ci
+    for root in range(n_cand // 2 - 1, -1, -1):
+        _cand_sift_down(ubt, heap, root, n_cand)
+    n_heap = n_cand
+    while n_heap > 0:
+        ci = heap[0]
+        n_heap -= 1
+        heap[0] = heap[n_heap]
+        _cand_sift_down(ubt, heap, 0, n_heap)
         ub = ubt[ci]
-        ubt[ci] = -INF
         if found and ub < best_v - OBJ_TIE_EPS * (1.0 + abs(best_v)):
             break
         f = cand_f[ci]
@@ -1690,7 +1797,8 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
           lab_list, acc_e, acc_a, acc_c, acc_d,
           margin, order, binpos, p, s, w, buf, inc, dec, jval, cand_f, cand_t, ubt, top_lab,
           snap_cnt, snap_sc, snap_sd, snap_tot, snap_tsc, snap_tsd, snap_ref,
-          grouped, gid, loc, rep, gcnt, gmargin, cum, vbuf, sbuf, vtmp, wbuf, tmpw):
+          grouped, gid, loc, rep, gcnt, gmargin, cum, vbuf, sbuf, vtmp, wbuf, tmpw,
+          sm, sy, sw, sx, cand_heap):
     n = X.shape[0]
     for i in range(n):
         sample_index[i] = i
@@ -1725,7 +1833,7 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
                 X, sample_index, start, end, n_bins, y, scores, margin, top_lab, c, nprime, hi,
                 eps, nd == 0, grouped, gid, loc, rep, gcnt, gmargin, cum, order,
                 (vbuf, sbuf, wbuf, vtmp, tmpw), nbin, valid, sa, sc, ubt, cand_f, cand_t, tsa, tsc,
-                jval, tsd, lab_mark, acc_a)
+                jval, tsd, lab_mark, acc_a, sm, sy, sw, sx, cand_heap)
         else:
             found, bf, bt, kl, kr, k_single = _best_split_phase2(
                 X, sample_index, start, end, n_bins, y, scores, margin, c, nprime, hi, phase,
@@ -1811,6 +1919,8 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
 
 def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, R,
          grouped=False):
+    if ws.sx.dtype != X_binned.dtype:
+        ws.sx = np.zeros(ws.sx.shape, X_binned.dtype)
     _grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth, R,
           ws.sample_index, ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right,
           ws.node_label, ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote,
@@ -1821,5 +1931,6 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, 
           ws.margin, ws.order, ws.binpos, ws.p, ws.s, ws.w, ws.buf, ws.inc, ws.dec, ws.jval,
           ws.cand_f, ws.cand_t, ws.ubt, ws.top_lab, ws.snap_cnt, ws.snap_sc, ws.snap_sd,
           ws.snap_tot, ws.snap_tsc, ws.snap_tsd, ws.snap_ref, grouped, ws.gid, ws.loc, ws.rep,
-          ws.gcnt, ws.gmargin, ws.cum, ws.vbuf, ws.sbuf, ws.vtmp, ws.wbuf, ws.tmpw)
+          ws.gcnt, ws.gmargin, ws.cum, ws.vbuf, ws.sbuf, ws.vtmp, ws.wbuf, ws.tmpw,
+          ws.sm, ws.sy, ws.sw, ws.sx, ws.cand_heap)
     return int(ws.n_nodes[0])
