@@ -341,14 +341,15 @@ def scan_reference(entries, kcap):
     total += need * vk
     sr += sum(sorted(r for _, r in tied)[:need])
     sl += sum(sorted((l for l, _ in tied), reverse=True)[:need])
-    return total, sl, sr
+    return total, sl, sr, vk
 
 
 @pytest.mark.parametrize("grouped", [False, True])
 def test_phase2_scan_equals_plain_summation(grouped):
-    # _scan keeps only the numerators that can be among the kcap smallest and stops early;
-    # its S and slopes must be the very bits of summing every entry below the kcap-th value in
-    # margin order (what the node search compares), on tie-heavy and continuous states.
+    # _scan keeps only the numerators that can be among the kcap smallest and stops early
+    # (also below a given upper bound of the kcap-th value); its S and slopes must be the very
+    # bits of summing every entry below the kcap-th value in margin order (what the node
+    # search compares), on tie-heavy and continuous states.
     rng = np.random.default_rng(31 + int(grouped))
     for it in range(30):
         n, K, F, nb = int(rng.integers(2, 300)), int(rng.integers(2, 5)), 2, 5
@@ -391,12 +392,14 @@ def test_phase2_scan_equals_plain_summation(grouped):
             kcap = int(rng.integers(1, n_mem + 1))
             for alpha in (0.0, float(rng.uniform(0, 2 * c + 1)), float(rng.integers(0, 4)),
                           2 * c + 1):
-                got = zt._scan(order, L, X, f, t, la, lb, mode, scores, y, items, kcap,
-                               alpha, bufs)
                 ref = scan_reference(
                     [(ls.numerator(p, s, w, alpha), nw, ls.left_slope(p, s, w, alpha),
                       ls.right_slope(p, s, w, alpha)) for p, nw, s, w in entries], kcap)
-                assert got == ref
+                vk = ref[3]
+                for ucap in (np.inf, vk, vk + float(rng.uniform(0, 1)), vk + 2 * c + 1):
+                    got = zt._scan(order, L, X, f, t, la, lb, mode, scores, y, items, kcap,
+                                   alpha, ucap, bufs)
+                    assert got == ref
 
 
 # ---------------------------------------------------------------------------------------------

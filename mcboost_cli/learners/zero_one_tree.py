@@ -1004,24 +1004,119 @@ def _select_kth_weighted(vals, wts, L, k):
 
 
 @njit(cache=True, nogil=True)
-def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, alpha, bufs):
+def _scan_examples(f, t, lab_a, lab_b, mode, items, L, kcap, alpha, ucap, bufs):
+    """``_scan`` without groups: each item is one example with at most one entry, so the
+    loop is written without data-dependent branches (the member test, the label's piece and
+    the keep test are selects; an entry is written at cnt and kept by advancing cnt), which
+    spares the mispredictions that dominated it. The same floats as ``_scan``: the same
+    piece (p, s, w) = (m, 1, inf) or (m, 0, w), the same numerator and slope expressions,
+    the same kept entries in the same order, and weights of 1 (1 * v == v)."""
+    sm = items[5]
+    sy = items[6]
+    sw = items[7]
+    sx = items[8]
+    nbuf, _, code_buf, tmp, _ = bufs
+    cnt = 0
+    seen = 0
+    umax = -INF
+    bound = INF
+    for q in range(L):
+        mi = sm[q]
+        d = mi - alpha
+        if mi > bound or d > ucap or (seen >= kcap and d > umax):
+            break
+        inside = sx[f, q] <= t
+        member = inside | (mode != MODE_LEFT)
+        lab = lab_a if (inside | (mode != MODE_SPLIT)) else lab_b
+        right = lab == sy[q]
+        wq = sw[q, lab]
+        si = 1.0 if right else 0.0
+        wi = INF if right else wq
+        a = mi + si * alpha
+        b = wi - alpha
+        v = a if a <= b else b
+        # right_slope / left_slope: s on the rising piece, -1 where the falling one rules.
+        s_int = 1 if right else 0
+        rs = s_int if a < b else -1
+        ls_ = s_int if a <= b else -1
+        filling = seen < kcap
+        keep = member & (filling | (v <= umax)) & (v <= ucap)
+        umax = v if (member & filling & (v > umax)) else umax
+        nbuf[cnt] = v
+        tmp[cnt] = v
+        # Both one-sided slopes in one code: 3 (right + 1) + (left + 1).
+        code_buf[cnt] = 3 * (rs + 1) + (ls_ + 1)
+        cnt += 1 if keep else 0
+        seen += 1 if member else 0
+        if seen >= kcap and bound == INF:
+            bound = mi + 2.0 * alpha
+    vk = _select_kth(tmp, cnt, kcap - 1)
+    total = 0.0
+    slope_r = 0.0
+    slope_l = 0.0
+    n_less = 0
+    r_m1 = 0
+    r_0 = 0
+    l_p1 = 0
+    l_0 = 0
+    for q in range(cnt):
+        v = nbuf[q]
+        code = code_buf[q]
+        sr = code // 3 - 1
+        sl = code % 3 - 1
+        if v < vk:
+            total += v
+            slope_r += sr
+            slope_l += sl
+            n_less += 1
+        elif v == vk:
+            if sr < 0:
+                r_m1 += 1
+            elif sr == 0:
+                r_0 += 1
+            if sl > 0:
+                l_p1 += 1
+            elif sl == 0:
+                l_0 += 1
+    need = kcap - n_less
+    total += need * vk
+    take = min(need, r_m1)
+    rest = need - take
+    slope_r -= take
+    rest -= min(rest, r_0)
+    slope_r += rest
+    take = min(need, l_p1)
+    rest = need - take
+    slope_l += take
+    rest -= min(rest, l_0)
+    slope_l -= rest
+    return total, slope_l, slope_r, vk
+
+
+@njit(cache=True, nogil=True)
+def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, alpha, ucap, bufs):
     """S(alpha) and both one-sided slopes of S at alpha for a candidate, scanning the
     margin-sorted prefix of items that can hold its kcap smallest numerators (a numerator lies
     in [m - alpha, m + alpha], so once kcap members are seen, margins above the kcap-th one
-    + 2 alpha cannot enter). Returns (S, left slope, right slope).
+    + 2 alpha cannot enter). ``ucap`` is an upper bound of the kcap-th smallest numerator at
+    alpha known beforehand (or inf; see ``_cand_max``). Returns (S, left slope, right slope,
+    the kcap-th smallest numerator).
 
     Only the numerators <= the kcap-th smallest value vk enter S and its slopes, so the scan
     keeps just those that can be: every numerator is <= m + alpha (voted the true label:
     m + alpha; a wrong label: min(m, w - alpha) <= m), so vk <= umax, the largest numerator
     of the first members (in margin order) that number kcap. Later entries above umax are
     not stored, and the scan stops at the first margin with m - alpha > umax (every
-    numerator is >= m - alpha, as w >= m; margins only grow along the prefix). Both tests
+    numerator is >= m - alpha, as w >= m; margins only grow along the prefix); the same with
+    ``ucap`` from the start. Both tests
     compare the very floats the selection compares (fl(m - alpha) <= fl(w - alpha) and
     m <= fl(m + alpha) by monotone rounding), so the kept entries hold every value <= vk, in
     the same order: the same vk, the same sums in the same order — the same bits as storing
     them all (the entries kept are a subset of those the 2 alpha rule alone keeps). One pass
     serves both sides of a kink."""
     grouped = items[0]
+    if not grouped:
+        return _scan_examples(f, t, lab_a, lab_b, mode, items, L, kcap, alpha, ucap, bufs)
     sm = items[5]
     sy = items[6]
     sw = items[7]
@@ -1032,7 +1127,7 @@ def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, alpha
     bound = INF
     for q in range(L):
         mi = sm[q]
-        if mi > bound or (seen >= kcap and mi - alpha > umax):
+        if mi > bound or mi - alpha > ucap or (seen >= kcap and mi - alpha > umax):
             break
         na, nb = _item_at(items, order_m, q, f, t, mode)
         if na + nb == 0:
@@ -1056,6 +1151,8 @@ def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, alpha
                 if v > umax:
                     umax = v
             elif v > umax:
+                continue
+            if v > ucap:
                 continue
             nbuf[cnt] = v
             tmp[cnt] = v
@@ -1115,7 +1212,15 @@ def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, alpha
     slope_l += take
     rest -= min(rest, l_0)
     slope_l -= rest
-    return total, slope_l, slope_r
+    return total, slope_l, slope_r, vk
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _vk_cap(vk_ref, a_ref, a, slack):
+    """An upper bound of the kcap-th smallest numerator at a, from its value vk_ref at a_ref:
+    every numerator is 1-Lipschitz in alpha (slopes in {-1, 0, +1}), so the kcap-th smallest
+    is too; ``slack`` covers the rounding of the numerators (a few ulps; see _cand_max)."""
+    return vk_ref + abs(a - a_ref) + slack
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -1128,7 +1233,7 @@ def _two_line_bound(P0, q0, P1, q1, a, kcap, c):
 
 @njit(cache=True, nogil=True)
 def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c, hi, S0, Q0,
-              double, x_hint, floor, bufs):
+              double, x_hint, floor, v0, bufs):
     """Exact maximum of g over [0, hi] for a candidate that rises at 0 (right slope Q0 at
     S(0) = S0): bracket by doubling, then intersect the pieces of S at the bracket's ends
     (as ``line_search.max_bottom_avg_exact``). Returns the maximum — or, as soon as the
@@ -1136,7 +1241,16 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c
     best so far), an upper bound below ``floor`` (the candidate cannot win; its exact value is
     not needed). ``x_hint`` in (0, hi), if given, is the first point probed: where the tangent
     at 0 meets another concave bound of S, so if S reaches the tangent there, g(x_hint) is
-    the maximum."""
+    the maximum. ``v0``: the kcap-th smallest numerator at 0 (the kcap-th margin).
+
+    Each scan gets an upper bound of its kcap-th numerator (``_vk_cap``) from the last scan
+    (or from 0), which lets it skip the entries and items that cannot be among the kcap
+    smallest; the bound only needs to hold, so the scans return the same bits."""
+    # Numerators and margins lie within [-(2c + 1) - |alpha|, ...]: their rounding errors
+    # are below 1e-15 (1 + 4c + 2 alpha); 1e-9 of that is ample slack.
+    slack = 1e-9 * (1.0 + 4.0 * c + 2.0 * hi)
+    vk_ref = v0
+    a_ref = 0.0
     a0 = 0.0
     P0 = S0
     q0 = Q0
@@ -1145,8 +1259,9 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c
     while True:
         if a >= hi:
             a = hi
-        Sa, Ql, Qr = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, a,
-                           bufs)
+        Sa, Ql, Qr, vk_ref = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items,
+                                   kcap, a, _vk_cap(vk_ref, a_ref, a, slack), bufs)
+        a_ref = a
         if hinted:
             hinted = False
             la = S0 + Q0 * a
@@ -1185,11 +1300,12 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c
                 return ub
         if x <= a0 or x >= a1:
             x = a0 if x <= a0 else a1
-            Sx, _, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap,
-                             x, bufs)
+            Sx, _, _, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items,
+                                kcap, x, _vk_cap(vk_ref, a_ref, x, slack), bufs)
             return Sx / (kcap * (c + x))
-        Sx, Ql, Qr = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, x,
-                           bufs)
+        Sx, Ql, Qr, vk_ref = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items,
+                                   kcap, x, _vk_cap(vk_ref, a_ref, x, slack), bufs)
+        a_ref = x
         if Ql == q0 and Qr == q1:
             return Sx / (kcap * (c + x))
         if _rising(Sx, Qr, kcap, c, x):
@@ -1202,8 +1318,10 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c
             a1 = x
             P1 = Sx - Ql * x
             q1 = Ql
-    Sa, _, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, a0, bufs)
-    Sb, _, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, a1, bufs)
+    Sa, _, _, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, a0,
+                        _vk_cap(vk_ref, a_ref, a0, slack), bufs)
+    Sb, _, _, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, a1,
+                        _vk_cap(vk_ref, a_ref, a1, slack), bufs)
     ga = Sa / (kcap * (c + a0))
     gb = Sb / (kcap * (c + a1))
     return ga if ga >= gb else gb
@@ -1274,7 +1392,7 @@ def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, ite
     change the slopes, and among margins tied at the kcap-th value the smallest slopes count).
     Writes jQ0[k] and the tie-break key jD[k] (``corner_key``: the same slopes with the tied
     slots shared evenly among the tied members, divided by kcap); returns (S(0), length of the
-    margin-ordered prefix of items read)."""
+    margin-ordered prefix of items read, the kcap-th smallest margin v0)."""
     imargin = items[1]
     K = jQ0.shape[0]
     for k in range(K):
@@ -1359,7 +1477,7 @@ def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, ite
         need -= take
         slope += need          # the rest are +1 slopes
         jQ0[k] = slope
-    return S0, read
+    return S0, read, v0
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -1414,7 +1532,7 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
     mode MODE_LEFT ("k on S_left(t)"), MODE_SPLIT ("lab_fixed on S_left, k on S_right") or
     MODE_ALL ("k on S"). Labels whose bound cannot reach max(floor, best) are skipped; when all
     are skipped returns (-1, -inf, -inf). Returns (label, value, its corner key)."""
-    S0, read = _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items,
+    S0, read, v0 = _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items,
                                top_lab, kcap, jQ0, jval, jeps, jS0, jD)
     # Bracketing by doubling pays when the relevant prefix is short; when it already holds
     # most of the set (e.g. many tied margins), start from the whole range.
@@ -1469,7 +1587,7 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
             # First probe at the bounds' intersection (jS0): if S reaches the tangent at 0
             # there, g there is the bound, hence the maximum.
             v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, items, kcap, c, hi,
-                          S0, jQ0[kk], double, jS0[kk], ref_v, bufs)
+                          S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs)
         else:
             v = g0                      # a corner: the maximum is at alpha = 0
         e = jD[kk] if eps > 0.0 else 0.0
