@@ -935,6 +935,22 @@ def _item_at(items, order_m, p, f, t, mode):
     return 0, 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _fixed_var_at(items, order_m, p, f, t, mode):
+    """``_item_fixed_var``'s counts (fixed label, varying label) from the views."""
+    na, nb = _item_at(items, order_m, p, f, t, mode)
+    if mode == MODE_SPLIT:
+        return na, nb
+    return 0, na
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _member_at(items, order_m, p):
+    """A member example of the item at margin position p."""
+    it = order_m[p]
+    return items[2][it] if items[0] else it
+
+
 @njit(cache=True, nogil=True)
 def _node_views(X, y, scores, order_m, L, grouped, rep, imargin, sm, sy, sw, sx):
     """Fill the margin-ordered views of the node's items (see ``items`` above): one gather
@@ -1393,7 +1409,7 @@ def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, ite
     Writes jQ0[k] and the tie-break key jD[k] (``corner_key``: the same slopes with the tied
     slots shared evenly among the tied members, divided by kcap); returns (S(0), length of the
     margin-ordered prefix of items read, the kcap-th smallest margin v0)."""
-    imargin = items[1]
+    sm = items[5]
     K = jQ0.shape[0]
     for k in range(K):
         vstrict[k] = 0.0
@@ -1409,11 +1425,10 @@ def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, ite
     v0 = INF
     n_strict = 0
     for q in range(L):
-        it = order_m[q]
-        mi = imargin[it]
+        mi = sm[q]
         if seen >= kcap and mi > v0:
             break
-        r, na, nb = _item(items, it, X, f, t, mode)
+        na, nb = _item_at(items, order_m, q, f, t, mode)
         nm = na + nb
         if nm == 0:
             continue
@@ -1426,14 +1441,14 @@ def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, ite
     # MODE_SPLIT the members on S_left are voted the fixed label; the others vary with k.
     read = L
     for q in range(L):
-        it = order_m[q]
-        mi = imargin[it]
+        mi = sm[q]
         if mi > v0:
             read = q
             break
-        r, nfix, nvar = _item_fixed_var(items, it, X, f, t, mode)
+        nfix, nvar = _fixed_var_at(items, order_m, q, f, t, mode)
         if nfix + nvar == 0:
             continue
+        r = _member_at(items, order_m, q)
         yi = y[r]
         if mi < v0:
             n_strict += nfix + nvar
@@ -1497,6 +1512,8 @@ def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap
     """acc[k] = sum of w - 0 over the first kcap members (in margin order) voted a wrong label
     under label k (+inf when fewer exist): S(alpha) <= acc[k] - kcap alpha for every alpha,
     since such a member's numerator is at most w - alpha. One pass for all labels."""
+    sy = items[6]
+    sw = items[7]
     K = acc.shape[0]
     for k in range(K):
         acc[k] = 0.0
@@ -1505,21 +1522,20 @@ def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap
     for q in range(L):
         if n_full >= K:
             break
-        it = order_m[q]
-        r, nfix, nvar = _item_fixed_var(items, it, X, f, t, mode)
+        nfix, nvar = _fixed_var_at(items, order_m, q, f, t, mode)
         if nfix + nvar == 0:
             continue
-        yi = y[r]
-        ay = scores[r, yi]
+        # sw[q, k] is ay - scores[r, k], the same subtraction.
+        yi = sy[q]
         if nfix > 0 and lab_fixed != yi:
             # Voted lab_fixed under every label k: counts for all labels still filling.
-            wv = ay - scores[r, lab_fixed]
+            wv = sw[q, lab_fixed]
             for k in range(K):
                 n_full += _fill_falling(acc, cnt, k, nfix, wv, kcap)
         if nvar > 0:
             for k in range(K):
                 if k != yi:
-                    n_full += _fill_falling(acc, cnt, k, nvar, ay - scores[r, k], kcap)
+                    n_full += _fill_falling(acc, cnt, k, nvar, sw[q, k], kcap)
     for k in range(K):
         if cnt[k] < kcap:
             acc[k] = INF
