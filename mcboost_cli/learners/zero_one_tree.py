@@ -32,11 +32,12 @@ only at alpha = g_j+ for the points g_j where some currently-wrong example turns
 loss only drops there), so each example contributes at most one event per label on this
 common compressed axis; the events are counting-sorted per node and swept for all features,
 thresholds and labels at once. Phase II's bottom-n' average (``_best_split_phase2_fast``)
-scans margin-sorted prefixes, prunes candidates with concave upper bounds (also inside each
-exact search), and treats examples with equal label and score row as one item with a
-multiplicity (``group_rows``, ``_node_groups``, ``_item``); the binary
-objectives of DirectBoost (order statistic, zero-error region) use the plain exhaustive
-``_best_split_phase2`` (small data sets).
+scans margin-sorted prefixes (the node's items copied into margin order, ``_node_views``;
+only entries that can be among the n' smallest are kept, ``_scan``), prunes candidates with
+concave upper bounds (also inside each exact search), and treats examples with equal label
+and score row as one item with a multiplicity (``group_rows``, ``_node_groups``, ``_item``);
+the binary objectives of DirectBoost (order statistic, zero-error region) use the plain
+exhaustive ``_best_split_phase2`` (small data sets).
 
 A naive twin (``naive_zero_one.grow_tree_naive``) is used by the tests.
 
