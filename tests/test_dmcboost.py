@@ -321,6 +321,87 @@ def test_phase2_grouped_search_equals_per_example_search(eps):
     assert n_grouped >= 8                               # "auto" really grouped
 
 
+def scan_reference(entries, kcap):
+    """S and both one-sided slopes at alpha from all of a candidate's numerator entries
+    (value, weight, left slope, right slope) in margin order, with ``_scan``'s arithmetic:
+    the entries below the kcap-th value summed in that order, then the tied slots."""
+    vals = sorted(v for v, nw, _, _ in entries for _ in range(nw))
+    vk = vals[kcap - 1]
+    total, sl, sr, n_less = 0.0, 0.0, 0.0, 0
+    tied = []
+    for v, nw, l, r in entries:
+        if v < vk:
+            total += nw * v
+            sl += nw * l
+            sr += nw * r
+            n_less += nw
+        elif v == vk:
+            tied += [(l, r)] * nw
+    need = kcap - n_less
+    total += need * vk
+    sr += sum(sorted(r for _, r in tied)[:need])
+    sl += sum(sorted((l for l, _ in tied), reverse=True)[:need])
+    return total, sl, sr, vk
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_phase2_scan_equals_plain_summation(grouped):
+    # _scan keeps only the numerators that can be among the kcap smallest and stops early
+    # (also below a given upper bound of the kcap-th value); its S and slopes must be the very
+    # bits of summing every entry below the kcap-th value in margin order (what the node
+    # search compares), on tie-heavy and continuous states.
+    rng = np.random.default_rng(31 + int(grouped))
+    for it in range(30):
+        n, K, F, nb = int(rng.integers(2, 300)), int(rng.integers(2, 5)), 2, 5
+        X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
+        scores, c = ensemble_state(rng, n, K, int(rng.integers(0, 6)), integer=it % 2 == 0)
+        y = rng.integers(0, K, n).astype(np.int32)
+        margin = np.empty(n)
+        ls.unnormalised_margins(scores, y, margin)
+        ws = zt.ZeroOneWorkspace(n, F, nb, K, 1)
+        ws.sample_index[:] = np.arange(n)
+        if grouped:
+            G = zt.group_rows(scores, scores.view(np.uint64), y, ws.gid, ws.grep)
+            ws.cum = np.zeros((G, F, nb), np.int32)
+            L = zt._node_groups(X, ws.sample_index, 0, n, np.full(F, nb, np.int32), ws.gid,
+                                margin, ws.loc, ws.rep, ws.gcnt, ws.gmargin, ws.cum)
+            imargin = ws.gmargin
+            order = np.arange(L, dtype=ws.order.dtype)
+        else:
+            L, imargin = n, margin
+            order = np.arange(n, dtype=ws.order.dtype)
+        zt._sort_by_margin(imargin, order, L)
+        zt._node_views(X, y, scores, order, L, grouped, ws.rep, imargin, ws.sm, ws.sy, ws.sw,
+                       ws.sx)
+        items = (grouped, imargin, ws.rep, ws.gcnt, ws.cum, ws.sm, ws.sy, ws.sw, ws.sx)
+        bufs = (ws.vbuf, ws.sbuf, ws.wbuf, ws.vtmp, ws.tmpw)
+        for _ in range(20):
+            f, t = int(rng.integers(0, F)), int(rng.integers(0, nb))
+            mode = int(rng.integers(0, 3))
+            la, lb = int(rng.integers(0, K)), int(rng.integers(0, K))
+            entries = []
+            for q in order[:L]:
+                r, na, nb_ = zt._item(items, q, X, f, t, mode)
+                for nw, lab in ((na, la), (nb_, lb)):
+                    if nw:
+                        pi, si, wi = ls.piece_terms(scores, r, y[r], lab, imargin[q])
+                        entries.append((pi, nw, si, wi))
+            n_mem = sum(e[1] for e in entries)
+            if n_mem == 0:
+                continue
+            kcap = int(rng.integers(1, n_mem + 1))
+            for alpha in (0.0, float(rng.uniform(0, 2 * c + 1)), float(rng.integers(0, 4)),
+                          2 * c + 1):
+                ref = scan_reference(
+                    [(ls.numerator(p, s, w, alpha), nw, ls.left_slope(p, s, w, alpha),
+                      ls.right_slope(p, s, w, alpha)) for p, nw, s, w in entries], kcap)
+                vk = ref[3]
+                for ucap in (np.inf, vk, vk + float(rng.uniform(0, 1)), vk + 2 * c + 1):
+                    got = zt._scan(order, L, X, f, t, la, lb, mode, scores, y, items, kcap,
+                                   alpha, ucap, bufs)
+                    assert got == ref
+
+
 # ---------------------------------------------------------------------------------------------
 # The estimator
 # ---------------------------------------------------------------------------------------------

@@ -32,11 +32,12 @@ only at alpha = g_j+ for the points g_j where some currently-wrong example turns
 loss only drops there), so each example contributes at most one event per label on this
 common compressed axis; the events are counting-sorted per node and swept for all features,
 thresholds and labels at once. Phase II's bottom-n' average (``_best_split_phase2_fast``)
-scans margin-sorted prefixes, prunes candidates with concave upper bounds (also inside each
-exact search), and treats examples with equal label and score row as one item with a
-multiplicity (``group_rows``, ``_node_groups``, ``_item``); the binary
-objectives of DirectBoost (order statistic, zero-error region) use the plain exhaustive
-``_best_split_phase2`` (small data sets).
+scans margin-sorted prefixes (the node's items copied into margin order, ``_node_views``;
+only entries that can be among the n' smallest are kept, ``_scan``), prunes candidates with
+concave upper bounds (also inside each exact search), and treats examples with equal label
+and score row as one item with a multiplicity (``group_rows``, ``_node_groups``, ``_item``);
+the binary objectives of DirectBoost (order statistic, zero-error region) use the plain
+exhaustive ``_best_split_phase2`` (small data sets).
 
 A naive twin (``naive_zero_one.grow_tree_naive``) is used by the tests.
 
@@ -197,6 +198,13 @@ class ZeroOneWorkspace:
         self.gcnt = np.zeros(n, np.int64)
         self.gmargin = np.zeros(n, np.float64)
         self.cum = np.zeros((1, F, B), np.int32)
+        # Margin-ordered views of a node's items (see _node_views); sx takes the binned
+        # matrix's dtype on first use.
+        self.sm = np.zeros(n, np.float64)
+        self.sy = np.zeros(n, np.int32)
+        self.sw = np.zeros((n, K), np.float64)
+        self.sx = np.zeros((F, n), np.uint8)
+        self.cand_heap = np.zeros(F * B, np.int64)
         self.buf = np.zeros(n, np.float64)
         self.inc = np.zeros(n, np.float64)
         self.dec = np.zeros(n, np.float64)
@@ -860,10 +868,15 @@ def _sort_by_margin(margin, idx, L):
 # groups of interchangeable examples — examples with the same label and the same score row
 # have the same numerator line under every label, so a candidate only needs how many of a
 # group fall on each side of its split (cumulative per-bin counts, ``cum``). The items are
-# passed as one tuple ``items = (grouped, imargin, rep, gcnt, cum)``: ``imargin[q]`` is item
-# q's margin, and for groups ``rep[q]`` is a member (for its label and scores), ``gcnt[q]``
-# its number of members in the node and ``cum[q, f, b]`` its members with bin <= b on f.
-# Without groups an item is an example index (rep, gcnt and cum are not read).
+# passed as one tuple ``items = (grouped, imargin, rep, gcnt, cum, sm, sy, sw, sx)``:
+# ``imargin[q]`` is item q's margin, and for groups ``rep[q]`` is a member (for its label and
+# scores), ``gcnt[q]`` its number of members in the node and ``cum[q, f, b]`` its members with
+# bin <= b on f. Without groups an item is an example index (rep, gcnt and cum are not read).
+# The last four are the node's items in margin order (position p = the p-th item of
+# ``order_m``), laid out for ``_scan``'s sequential reads instead of gathers through the item
+# index: ``sm[p]`` its margin, ``sy[p]`` its label, ``sw[p, k]`` = scores[r, y_r] -
+# scores[r, k] for its member r (piece_terms' w under a wrong label k, the same subtraction)
+# and, without groups, ``sx[f, p]`` its bin on feature f (``_node_views``).
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -871,7 +884,7 @@ def _item(items, q, X, f, t, mode):
     """(member example, members voted label a, members voted label b) of item q under a
     candidate: MODE_LEFT votes a on S_left (S_right is not a member), MODE_SPLIT a on
     S_left and b on S_right, MODE_ALL a on the whole node."""
-    grouped, _, rep, gcnt, cum = items
+    grouped, _, rep, gcnt, cum, _, _, _, _ = items
     if grouped:
         r = rep[q]
         tot = gcnt[q]
@@ -898,6 +911,65 @@ def _item_fixed_var(items, q, X, f, t, mode):
     if mode == MODE_SPLIT:
         return r, na, nb
     return r, 0, na
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _item_at(items, order_m, p, f, t, mode):
+    """(members voted label a, members voted label b) of the item at margin position p: the
+    counts of ``_item``, read from the margin-ordered views."""
+    grouped, _, _, gcnt, cum, _, _, _, sx = items
+    if grouped:
+        it = order_m[p]
+        tot = gcnt[it]
+        if mode == MODE_ALL:
+            return tot, 0
+        nl = cum[it, f, t]
+        if mode == MODE_LEFT:
+            return nl, 0
+        return nl, tot - nl
+    if mode == MODE_ALL:
+        return 1, 0
+    if sx[f, p] <= t:
+        return 1, 0
+    if mode == MODE_LEFT:
+        return 0, 0
+    return 0, 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fixed_var_at(items, order_m, p, f, t, mode):
+    """``_item_fixed_var``'s counts (fixed label, varying label) from the views."""
+    na, nb = _item_at(items, order_m, p, f, t, mode)
+    if mode == MODE_SPLIT:
+        return na, nb
+    return 0, na
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _member_at(items, order_m, p):
+    """A member example of the item at margin position p."""
+    it = order_m[p]
+    return items[2][it] if items[0] else it
+
+
+@njit(cache=True, nogil=True)
+def _node_views(X, y, scores, order_m, L, grouped, rep, imargin, sm, sy, sw, sx):
+    """Fill the margin-ordered views of the node's items (see ``items`` above): one gather
+    per node instead of one per item and scan."""
+    K = scores.shape[1]
+    F = X.shape[1]
+    for p in range(L):
+        it = order_m[p]
+        r = rep[it] if grouped else it
+        yi = y[r]
+        sm[p] = imargin[it]
+        sy[p] = yi
+        ay = scores[r, yi]
+        for k in range(K):
+            sw[p, k] = ay - scores[r, k]
+        if not grouped:
+            for f in range(F):
+                sx[f, p] = X[r, f]
 
 
 @njit(cache=True, nogil=True)
@@ -949,41 +1021,163 @@ def _select_kth_weighted(vals, wts, L, k):
 
 
 @njit(cache=True, nogil=True)
-def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, alpha, bufs):
+def _scan_examples(f, t, lab_a, lab_b, mode, items, L, kcap, alpha, ucap, bufs):
+    """``_scan`` without groups: each item is one example with at most one entry, so the
+    loop is written without data-dependent branches (the member test, the label's piece and
+    the keep test are selects; an entry is written at cnt and kept by advancing cnt), which
+    spares the mispredictions that dominated it. The same floats as ``_scan``: the same
+    piece (p, s, w) = (m, 1, inf) or (m, 0, w), the same numerator and slope expressions,
+    the same kept entries in the same order, and weights of 1 (1 * v == v)."""
+    sm = items[5]
+    sy = items[6]
+    sw = items[7]
+    sx = items[8]
+    nbuf, _, code_buf, tmp, _ = bufs
+    cnt = 0
+    seen = 0
+    umax = -INF
+    bound = INF
+    for q in range(L):
+        mi = sm[q]
+        d = mi - alpha
+        if mi > bound or d > ucap or (seen >= kcap and d > umax):
+            break
+        inside = sx[f, q] <= t
+        member = inside | (mode != MODE_LEFT)
+        lab = lab_a if (inside | (mode != MODE_SPLIT)) else lab_b
+        right = lab == sy[q]
+        wq = sw[q, lab]
+        si = 1.0 if right else 0.0
+        wi = INF if right else wq
+        a = mi + si * alpha
+        b = wi - alpha
+        v = a if a <= b else b
+        # right_slope / left_slope: s on the rising piece, -1 where the falling one rules.
+        s_int = 1 if right else 0
+        rs = s_int if a < b else -1
+        ls_ = s_int if a <= b else -1
+        filling = seen < kcap
+        keep = member & (filling | (v <= umax)) & (v <= ucap)
+        umax = v if (member & filling & (v > umax)) else umax
+        nbuf[cnt] = v
+        tmp[cnt] = v
+        # Both one-sided slopes in one code: 3 (right + 1) + (left + 1).
+        code_buf[cnt] = 3 * (rs + 1) + (ls_ + 1)
+        cnt += 1 if keep else 0
+        seen += 1 if member else 0
+        if seen >= kcap and bound == INF:
+            bound = mi + 2.0 * alpha
+    vk = _select_kth(tmp, cnt, kcap - 1)
+    total = 0.0
+    slope_r = 0.0
+    slope_l = 0.0
+    n_less = 0
+    r_m1 = 0
+    r_0 = 0
+    l_p1 = 0
+    l_0 = 0
+    for q in range(cnt):
+        v = nbuf[q]
+        code = code_buf[q]
+        sr = code // 3 - 1
+        sl = code % 3 - 1
+        if v < vk:
+            total += v
+            slope_r += sr
+            slope_l += sl
+            n_less += 1
+        elif v == vk:
+            if sr < 0:
+                r_m1 += 1
+            elif sr == 0:
+                r_0 += 1
+            if sl > 0:
+                l_p1 += 1
+            elif sl == 0:
+                l_0 += 1
+    need = kcap - n_less
+    total += need * vk
+    take = min(need, r_m1)
+    rest = need - take
+    slope_r -= take
+    rest -= min(rest, r_0)
+    slope_r += rest
+    take = min(need, l_p1)
+    rest = need - take
+    slope_l += take
+    rest -= min(rest, l_0)
+    slope_l -= rest
+    return total, slope_l, slope_r, vk
+
+
+@njit(cache=True, nogil=True)
+def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, alpha, ucap, bufs):
     """S(alpha) and both one-sided slopes of S at alpha for a candidate, scanning the
     margin-sorted prefix of items that can hold its kcap smallest numerators (a numerator lies
     in [m - alpha, m + alpha], so once kcap members are seen, margins above the kcap-th one
-    + 2 alpha cannot enter). One pass serves both sides of a kink. Returns (S, left slope,
-    right slope)."""
+    + 2 alpha cannot enter). ``ucap`` is an upper bound of the kcap-th smallest numerator at
+    alpha known beforehand (or inf; see ``_cand_max``). Returns (S, left slope, right slope,
+    the kcap-th smallest numerator).
+
+    Only the numerators <= the kcap-th smallest value vk enter S and its slopes, so the scan
+    keeps just those that can be: every numerator is <= m + alpha (voted the true label:
+    m + alpha; a wrong label: min(m, w - alpha) <= m), so vk <= umax, the largest numerator
+    of the first members (in margin order) that number kcap. Later entries above umax are
+    not stored, and the scan stops at the first margin with m - alpha > umax (every
+    numerator is >= m - alpha, as w >= m; margins only grow along the prefix); the same with
+    ``ucap`` from the start. Both tests
+    compare the very floats the selection compares (fl(m - alpha) <= fl(w - alpha) and
+    m <= fl(m + alpha) by monotone rounding), so the kept entries hold every value <= vk, in
+    the same order: the same vk, the same sums in the same order — the same bits as storing
+    them all (the entries kept are a subset of those the 2 alpha rule alone keeps). One pass
+    serves both sides of a kink."""
     grouped = items[0]
-    imargin = items[1]
+    if not grouped:
+        return _scan_examples(f, t, lab_a, lab_b, mode, items, L, kcap, alpha, ucap, bufs)
+    sm = items[5]
+    sy = items[6]
+    sw = items[7]
     nbuf, sbuf, wbuf, tmp, tmpw = bufs
     cnt = 0
     seen = 0
+    umax = -INF
     bound = INF
     for q in range(L):
-        it = order_m[q]
-        mi = imargin[it]
-        if mi > bound:
+        mi = sm[q]
+        if mi > bound or mi - alpha > ucap or (seen >= kcap and mi - alpha > umax):
             break
-        r, na, nb = _item(items, it, X, f, t, mode)
+        na, nb = _item_at(items, order_m, q, f, t, mode)
         if na + nb == 0:
             continue
-        yi = y[r]
+        yi = sy[q]
+        filling = seen < kcap
         for part in range(2):
             nw = na if part == 0 else nb
             if nw == 0:
                 continue
             lab = lab_a if part == 0 else lab_b
-            pi, si, wi = piece_terms(scores, r, yi, lab, mi)
-            v = numerator(pi, si, wi, alpha)
+            # piece_terms(scores, r, yi, lab, mi), from the views.
+            if lab == yi:
+                si = 1.0
+                wi = INF
+            else:
+                si = 0.0
+                wi = sw[q, lab]
+            v = numerator(mi, si, wi, alpha)
+            if filling:
+                if v > umax:
+                    umax = v
+            elif v > umax:
+                continue
+            if v > ucap:
+                continue
             nbuf[cnt] = v
             tmp[cnt] = v
             wbuf[cnt] = nw
             tmpw[cnt] = nw
             # Both one-sided slopes in one code: 3 (right + 1) + (left + 1).
-            sbuf[cnt] = 3.0 * (right_slope(pi, si, wi, alpha) + 1.0) + (
-                left_slope(pi, si, wi, alpha) + 1.0)
+            sbuf[cnt] = 3.0 * (right_slope(mi, si, wi, alpha) + 1.0) + (
+                left_slope(mi, si, wi, alpha) + 1.0)
             cnt += 1
         seen += na + nb
         if seen >= kcap and bound == INF:
@@ -1035,7 +1229,15 @@ def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, alpha
     slope_l += take
     rest -= min(rest, l_0)
     slope_l -= rest
-    return total, slope_l, slope_r
+    return total, slope_l, slope_r, vk
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _vk_cap(vk_ref, a_ref, a, slack):
+    """An upper bound of the kcap-th smallest numerator at a, from its value vk_ref at a_ref:
+    every numerator is 1-Lipschitz in alpha (slopes in {-1, 0, +1}), so the kcap-th smallest
+    is too; ``slack`` covers the rounding of the numerators (a few ulps; see _cand_max)."""
+    return vk_ref + abs(a - a_ref) + slack
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -1048,7 +1250,7 @@ def _two_line_bound(P0, q0, P1, q1, a, kcap, c):
 
 @njit(cache=True, nogil=True)
 def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c, hi, S0, Q0,
-              double, x_hint, floor, bufs):
+              double, x_hint, floor, v0, bufs):
     """Exact maximum of g over [0, hi] for a candidate that rises at 0 (right slope Q0 at
     S(0) = S0): bracket by doubling, then intersect the pieces of S at the bracket's ends
     (as ``line_search.max_bottom_avg_exact``). Returns the maximum — or, as soon as the
@@ -1056,7 +1258,16 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c
     best so far), an upper bound below ``floor`` (the candidate cannot win; its exact value is
     not needed). ``x_hint`` in (0, hi), if given, is the first point probed: where the tangent
     at 0 meets another concave bound of S, so if S reaches the tangent there, g(x_hint) is
-    the maximum."""
+    the maximum. ``v0``: the kcap-th smallest numerator at 0 (the kcap-th margin).
+
+    Each scan gets an upper bound of its kcap-th numerator (``_vk_cap``) from the last scan
+    (or from 0), which lets it skip the entries and items that cannot be among the kcap
+    smallest; the bound only needs to hold, so the scans return the same bits."""
+    # Numerators and margins lie within [-(2c + 1) - |alpha|, ...]: their rounding errors
+    # are below 1e-15 (1 + 4c + 2 alpha); 1e-9 of that is ample slack.
+    slack = 1e-9 * (1.0 + 4.0 * c + 2.0 * hi)
+    vk_ref = v0
+    a_ref = 0.0
     a0 = 0.0
     P0 = S0
     q0 = Q0
@@ -1065,8 +1276,9 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c
     while True:
         if a >= hi:
             a = hi
-        Sa, Ql, Qr = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, a,
-                           bufs)
+        Sa, Ql, Qr, vk_ref = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items,
+                                   kcap, a, _vk_cap(vk_ref, a_ref, a, slack), bufs)
+        a_ref = a
         if hinted:
             hinted = False
             la = S0 + Q0 * a
@@ -1105,11 +1317,12 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c
                 return ub
         if x <= a0 or x >= a1:
             x = a0 if x <= a0 else a1
-            Sx, _, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap,
-                             x, bufs)
+            Sx, _, _, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items,
+                                kcap, x, _vk_cap(vk_ref, a_ref, x, slack), bufs)
             return Sx / (kcap * (c + x))
-        Sx, Ql, Qr = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, x,
-                           bufs)
+        Sx, Ql, Qr, vk_ref = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items,
+                                   kcap, x, _vk_cap(vk_ref, a_ref, x, slack), bufs)
+        a_ref = x
         if Ql == q0 and Qr == q1:
             return Sx / (kcap * (c + x))
         if _rising(Sx, Qr, kcap, c, x):
@@ -1122,8 +1335,10 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c
             a1 = x
             P1 = Sx - Ql * x
             q1 = Ql
-    Sa, _, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, a0, bufs)
-    Sb, _, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, a1, bufs)
+    Sa, _, _, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, a0,
+                        _vk_cap(vk_ref, a_ref, a0, slack), bufs)
+    Sb, _, _, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, a1,
+                        _vk_cap(vk_ref, a_ref, a1, slack), bufs)
     ga = Sa / (kcap * (c + a0))
     gb = Sb / (kcap * (c + a1))
     return ga if ga >= gb else gb
@@ -1194,8 +1409,8 @@ def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, ite
     change the slopes, and among margins tied at the kcap-th value the smallest slopes count).
     Writes jQ0[k] and the tie-break key jD[k] (``corner_key``: the same slopes with the tied
     slots shared evenly among the tied members, divided by kcap); returns (S(0), length of the
-    margin-ordered prefix of items read)."""
-    imargin = items[1]
+    margin-ordered prefix of items read, the kcap-th smallest margin v0)."""
+    sm = items[5]
     K = jQ0.shape[0]
     for k in range(K):
         vstrict[k] = 0.0
@@ -1211,11 +1426,10 @@ def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, ite
     v0 = INF
     n_strict = 0
     for q in range(L):
-        it = order_m[q]
-        mi = imargin[it]
+        mi = sm[q]
         if seen >= kcap and mi > v0:
             break
-        r, na, nb = _item(items, it, X, f, t, mode)
+        na, nb = _item_at(items, order_m, q, f, t, mode)
         nm = na + nb
         if nm == 0:
             continue
@@ -1228,14 +1442,14 @@ def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, ite
     # MODE_SPLIT the members on S_left are voted the fixed label; the others vary with k.
     read = L
     for q in range(L):
-        it = order_m[q]
-        mi = imargin[it]
+        mi = sm[q]
         if mi > v0:
             read = q
             break
-        r, nfix, nvar = _item_fixed_var(items, it, X, f, t, mode)
+        nfix, nvar = _fixed_var_at(items, order_m, q, f, t, mode)
         if nfix + nvar == 0:
             continue
+        r = _member_at(items, order_m, q)
         yi = y[r]
         if mi < v0:
             n_strict += nfix + nvar
@@ -1279,7 +1493,7 @@ def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, ite
         need -= take
         slope += need          # the rest are +1 slopes
         jQ0[k] = slope
-    return S0, read
+    return S0, read, v0
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -1299,6 +1513,8 @@ def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap
     """acc[k] = sum of w - 0 over the first kcap members (in margin order) voted a wrong label
     under label k (+inf when fewer exist): S(alpha) <= acc[k] - kcap alpha for every alpha,
     since such a member's numerator is at most w - alpha. One pass for all labels."""
+    sy = items[6]
+    sw = items[7]
     K = acc.shape[0]
     for k in range(K):
         acc[k] = 0.0
@@ -1307,21 +1523,20 @@ def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap
     for q in range(L):
         if n_full >= K:
             break
-        it = order_m[q]
-        r, nfix, nvar = _item_fixed_var(items, it, X, f, t, mode)
+        nfix, nvar = _fixed_var_at(items, order_m, q, f, t, mode)
         if nfix + nvar == 0:
             continue
-        yi = y[r]
-        ay = scores[r, yi]
+        # sw[q, k] is ay - scores[r, k], the same subtraction.
+        yi = sy[q]
         if nfix > 0 and lab_fixed != yi:
             # Voted lab_fixed under every label k: counts for all labels still filling.
-            wv = ay - scores[r, lab_fixed]
+            wv = sw[q, lab_fixed]
             for k in range(K):
                 n_full += _fill_falling(acc, cnt, k, nfix, wv, kcap)
         if nvar > 0:
             for k in range(K):
                 if k != yi:
-                    n_full += _fill_falling(acc, cnt, k, nvar, ay - scores[r, k], kcap)
+                    n_full += _fill_falling(acc, cnt, k, nvar, sw[q, k], kcap)
     for k in range(K):
         if cnt[k] < kcap:
             acc[k] = INF
@@ -1334,7 +1549,7 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
     mode MODE_LEFT ("k on S_left(t)"), MODE_SPLIT ("lab_fixed on S_left, k on S_right") or
     MODE_ALL ("k on S"). Labels whose bound cannot reach max(floor, best) are skipped; when all
     are skipped returns (-1, -inf, -inf). Returns (label, value, its corner key)."""
-    S0, read = _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items,
+    S0, read, v0 = _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items,
                                top_lab, kcap, jQ0, jval, jeps, jS0, jD)
     # Bracketing by doubling pays when the relevant prefix is short; when it already holds
     # most of the set (e.g. many tied margins), start from the whole range.
@@ -1389,7 +1604,7 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
             # First probe at the bounds' intersection (jS0): if S reaches the tangent at 0
             # there, g there is the bound, hence the maximum.
             v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, items, kcap, c, hi,
-                          S0, jQ0[kk], double, jS0[kk], ref_v, bufs)
+                          S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs)
         else:
             v = g0                      # a corner: the maximum is at alpha = 0
         e = jD[kk] if eps > 0.0 else 0.0
@@ -1438,14 +1653,39 @@ def _node_groups(X, sample_index, start, end, n_bins, gid, margin, loc, rep, gcn
     return G
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _cand_first(ubt, a, b):
+    """Candidate a is examined before b: larger bound, then the lower index."""
+    return ubt[a] > ubt[b] or (ubt[a] == ubt[b] and a < b)
+
+
+@njit(cache=True, nogil=True)
+def _cand_sift_down(ubt, heap, root, end):
+    """Restore the heap order of heap[0:end] (``_cand_first`` at the top) below ``root``."""
+    while True:
+        child = 2 * root + 1
+        if child >= end:
+            return
+        if child + 1 < end and _cand_first(ubt, heap[child + 1], heap[child]):
+            child += 1
+        if not _cand_first(ubt, heap[child], heap[root]):
+            return
+        tmp = heap[root]
+        heap[root] = heap[child]
+        heap[child] = tmp
+        root = child
+
+
 @njit(cache=True, nogil=True)
 def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, margin, top_lab, c,
                             nprime, hi, eps, need_single, grouped, gid, loc, rep, gcnt, gmargin,
                             cum, order_m, bufs, nbin, valid, qbin, tbin, ubt, cand_f, cand_t,
-                            jS0, jQ0, jval, jeps, jdone, jD):
+                            jS0, jQ0, jval, jeps, jdone, jD, sm, sy, sw, sx, heap):
     """``_best_split_phase2`` for the bottom-n' average, unconstrained (see above); with
     ``grouped`` the node's examples are handled as groups of interchangeable examples
-    (``gid``: each example's group), which gives the same maxima with fewer items."""
+    (``gid``: each example's group), which gives the same maxima with fewer items.
+    ``sm``, ``sy``, ``sw``, ``sx``: the margin-ordered views (``_node_views``); ``heap``:
+    scratch for the candidates' best-first order."""
     F = X.shape[1]
     K = jS0.shape[0]
     B = nbin.shape[1]
@@ -1461,8 +1701,9 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
         for q in range(nS):
             order_m[q] = sample_index[start + q]
         imargin = margin
-    items = (grouped, imargin, rep, gcnt, cum)
     _sort_by_margin(imargin, order_m, L)
+    _node_views(X, y, scores, order_m, L, grouped, rep, imargin, sm, sy, sw, sx)
+    items = (grouped, imargin, rep, gcnt, cum, sm, sy, sw, sx)
     kS = nprime if nprime < nS else nS
     k_single = 0
     if need_single:
@@ -1579,18 +1820,19 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     bt = -1
     bkl = 0
     bkr = 0
-    for _ in range(n_cand):
-        # Next threshold: the largest bound (the first (feature, threshold) on ties).
-        ci = -1
-        for cj in range(n_cand):
-            if ubt[cj] == -INF:
-                continue
-            if ci < 0 or ubt[cj] > ubt[ci]:
-                ci = cj
-        if ci < 0:
-            break
+    # Best-first order: the largest bound first, the first (feature, threshold) on ties
+    # (a max-heap on (bound, -index); the bounds are finite and fixed from here on).
+    for ci in range(n_cand):
+        heap[ci] = ci
+    for root in range(n_cand // 2 - 1, -1, -1):
+        _cand_sift_down(ubt, heap, root, n_cand)
+    n_heap = n_cand
+    while n_heap > 0:
+        ci = heap[0]
+        n_heap -= 1
+        heap[0] = heap[n_heap]
+        _cand_sift_down(ubt, heap, 0, n_heap)
         ub = ubt[ci]
-        ubt[ci] = -INF
         if found and ub < best_v - OBJ_TIE_EPS * (1.0 + abs(best_v)):
             break
         f = cand_f[ci]
@@ -1690,7 +1932,8 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
           lab_list, acc_e, acc_a, acc_c, acc_d,
           margin, order, binpos, p, s, w, buf, inc, dec, jval, cand_f, cand_t, ubt, top_lab,
           snap_cnt, snap_sc, snap_sd, snap_tot, snap_tsc, snap_tsd, snap_ref,
-          grouped, gid, loc, rep, gcnt, gmargin, cum, vbuf, sbuf, vtmp, wbuf, tmpw):
+          grouped, gid, loc, rep, gcnt, gmargin, cum, vbuf, sbuf, vtmp, wbuf, tmpw,
+          sm, sy, sw, sx, cand_heap):
     n = X.shape[0]
     for i in range(n):
         sample_index[i] = i
@@ -1725,7 +1968,7 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
                 X, sample_index, start, end, n_bins, y, scores, margin, top_lab, c, nprime, hi,
                 eps, nd == 0, grouped, gid, loc, rep, gcnt, gmargin, cum, order,
                 (vbuf, sbuf, wbuf, vtmp, tmpw), nbin, valid, sa, sc, ubt, cand_f, cand_t, tsa, tsc,
-                jval, tsd, lab_mark, acc_a)
+                jval, tsd, lab_mark, acc_a, sm, sy, sw, sx, cand_heap)
         else:
             found, bf, bt, kl, kr, k_single = _best_split_phase2(
                 X, sample_index, start, end, n_bins, y, scores, margin, c, nprime, hi, phase,
@@ -1811,6 +2054,8 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
 
 def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, R,
          grouped=False):
+    if ws.sx.dtype != X_binned.dtype:
+        ws.sx = np.zeros(ws.sx.shape, X_binned.dtype)
     _grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth, R,
           ws.sample_index, ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right,
           ws.node_label, ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote,
@@ -1821,5 +2066,6 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, 
           ws.margin, ws.order, ws.binpos, ws.p, ws.s, ws.w, ws.buf, ws.inc, ws.dec, ws.jval,
           ws.cand_f, ws.cand_t, ws.ubt, ws.top_lab, ws.snap_cnt, ws.snap_sc, ws.snap_sd,
           ws.snap_tot, ws.snap_tsc, ws.snap_tsd, ws.snap_ref, grouped, ws.gid, ws.loc, ws.rep,
-          ws.gcnt, ws.gmargin, ws.cum, ws.vbuf, ws.sbuf, ws.vtmp, ws.wbuf, ws.tmpw)
+          ws.gcnt, ws.gmargin, ws.cum, ws.vbuf, ws.sbuf, ws.vtmp, ws.wbuf, ws.tmpw,
+          ws.sm, ws.sy, ws.sw, ws.sx, ws.cand_heap)
     return int(ws.n_nodes[0])
