@@ -215,6 +215,7 @@ class ZeroOneWorkspace:
         self.cand_f = np.zeros(F * B, np.int32)
         self.cand_t = np.zeros(F * B, np.int32)
         self.ubt = np.zeros(F * B, np.float64)
+        self.ubr = np.zeros(F * B, np.float64)
         self.top_lab = np.zeros(n, np.int32)
 
 
@@ -1823,13 +1824,13 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
                             nprime, hi, eps, need_single, grouped, gid, loc, rep, gcnt, gmargin,
                             cum, order_m, bufs, nbin, valid, qbin, tbin, ubt, cand_f, cand_t,
                             jS0, jQ0, jval, jeps, jdone, jD, sm, sy, sw, sx, heap, mtab,
-                            min_tables):
+                            min_tables, ubr):
     """``_best_split_phase2`` for the bottom-n' average, unconstrained (see above); with
     ``grouped`` the node's examples are handled as groups of interchangeable examples
     (``gid``: each example's group), which gives the same maxima with fewer items.
     ``sm``, ``sy``, ``sw``, ``sx``: the margin-ordered views (``_node_views``); ``heap``:
-    scratch for the candidates' best-first order; ``mtab``: the n' = 1 tables
-    (``_min_tables``; used when nprime == 1 and ``min_tables``)."""
+    scratch for the candidates' best-first order; ``ubr``: scratch per candidate; ``mtab``:
+    the n' = 1 tables (``_min_tables``; used when nprime == 1 and ``min_tables``)."""
     F = X.shape[1]
     K = jS0.shape[0]
     B = nbin.shape[1]
@@ -1935,28 +1936,46 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
                         arr[k, f, X[it, f]] += sl
     need = kS - n_strict
     wt = need / n_tie
-    for ci in range(n_cand):
-        f = cand_f[ci]
-        t = cand_t[ci]
-        ml = -INF
-        mr = -INF
+    # Per candidate, the largest left and right slope sums over the labels (ubt, ubr). The
+    # candidates come feature by feature in increasing threshold, so one running sum per
+    # (label, feature) serves all its thresholds: the sum over b <= t is the same additions
+    # in the same order as summing the candidate's bins afresh, and the labels are visited
+    # in the same order per candidate (the same floats and maxima), in O(K F B) per node
+    # instead of O(K B) per candidate (B = 255: most of a late waveform tree's time).
+    ci0 = 0
+    while ci0 < n_cand:
+        f = cand_f[ci0]
+        ci1 = ci0
+        while ci1 < n_cand and cand_f[ci1] == f:
+            ubt[ci1] = -INF
+            ubr[ci1] = -INF
+            ci1 += 1
         for k in range(K):
-            ql = 0.0
-            tl = 0.0
             tot = 0.0
             ttot = 0.0
             for b in range(B):
                 tot += qbin[k, f, b]
                 ttot += tbin[k, f, b]
-                if b <= t:
-                    ql += qbin[k, f, b]
-                    tl += tbin[k, f, b]
-            left = ql + wt * tl
-            right = (tot - ql) + wt * (ttot - tl)
-            if left > ml:
-                ml = left
-            if right > mr:
-                mr = right
+            ql = 0.0
+            tl = 0.0
+            ci = ci0
+            for b in range(B):
+                if ci >= ci1:
+                    break
+                ql += qbin[k, f, b]
+                tl += tbin[k, f, b]
+                if cand_t[ci] == b:
+                    left = ql + wt * tl
+                    right = (tot - ql) + wt * (ttot - tl)
+                    if left > ubt[ci]:
+                        ubt[ci] = left
+                    if right > ubr[ci]:
+                        ubr[ci] = right
+                    ci += 1
+        ci0 = ci1
+    for ci in range(n_cand):
+        ml = ubt[ci]
+        mr = ubr[ci]
         ub = (ml + mr) / kS
         # Rounding margin: the bound is compared with exact maxima within OBJ_TIE_EPS.
         ub += 1e-9
@@ -2082,7 +2101,7 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
           margin, order, binpos, p, s, w, buf, inc, dec, jval, cand_f, cand_t, ubt, top_lab,
           snap_cnt, snap_sc, snap_sd, snap_tot, snap_tsc, snap_tsd, snap_ref,
           grouped, gid, loc, rep, gcnt, gmargin, cum, vbuf, sbuf, vtmp, wbuf, tmpw,
-          sm, sy, sw, sx, cand_heap, mtab, min_tables):
+          sm, sy, sw, sx, cand_heap, mtab, min_tables, ubr):
     n = X.shape[0]
     for i in range(n):
         sample_index[i] = i
@@ -2117,7 +2136,8 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
                 X, sample_index, start, end, n_bins, y, scores, margin, top_lab, c, nprime, hi,
                 eps, nd == 0, grouped, gid, loc, rep, gcnt, gmargin, cum, order,
                 (vbuf, sbuf, wbuf, vtmp, tmpw), nbin, valid, sa, sc, ubt, cand_f, cand_t, tsa, tsc,
-                jval, tsd, lab_mark, acc_a, sm, sy, sw, sx, cand_heap, mtab, min_tables)
+                jval, tsd, lab_mark, acc_a, sm, sy, sw, sx, cand_heap, mtab, min_tables,
+                ubr)
         else:
             found, bf, bt, kl, kr, k_single = _best_split_phase2(
                 X, sample_index, start, end, n_bins, y, scores, margin, c, nprime, hi, phase,
@@ -2227,5 +2247,5 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, 
           ws.cand_f, ws.cand_t, ws.ubt, ws.top_lab, ws.snap_cnt, ws.snap_sc, ws.snap_sd,
           ws.snap_tot, ws.snap_tsc, ws.snap_tsd, ws.snap_ref, grouped, ws.gid, ws.loc, ws.rep,
           ws.gcnt, ws.gmargin, ws.cum, ws.vbuf, ws.sbuf, ws.vtmp, ws.wbuf, ws.tmpw,
-          ws.sm, ws.sy, ws.sw, ws.sx, ws.cand_heap, ws.mtab, min_tables)
+          ws.sm, ws.sy, ws.sw, ws.sx, ws.cand_heap, ws.mtab, min_tables, ws.ubr)
     return int(ws.n_nodes[0])
