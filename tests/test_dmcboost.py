@@ -402,6 +402,92 @@ def test_phase2_scan_equals_plain_summation(grouped):
                     assert got == ref
 
 
+@pytest.mark.parametrize("grouped", [False, True])
+def test_phase2_min_scan_equals_scan_for_one_bottom_example(grouped):
+    # n' = 1: the node search reads S(alpha) = min(A + alpha, Bm, C - alpha) from the node's
+    # per-(feature, bin, label) minima (_min_tables, _min_lines, _min_scan) instead of
+    # scanning; S, both slopes and the bottom value must equal _scan's with kcap = 1 (S and
+    # the slopes bit for bit), on sub-nodes of tie-heavy and continuous states, at kinks too.
+    rng = np.random.default_rng(41 + int(grouped))
+    for it in range(30):
+        n, K, F, nb = int(rng.integers(2, 300)), int(rng.integers(2, 6)), 2, 5
+        X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
+        scores, c = ensemble_state(rng, n, K, int(rng.integers(0, 6)), integer=it % 2 == 0)
+        if it % 3 == 0:
+            scores[rng.random((n, K)) < 0.2] = -0.0
+        y = rng.integers(0, K, n).astype(np.int32)
+        margin = np.empty(n)
+        ls.unnormalised_margins(scores, y, margin)
+        ws = zt.ZeroOneWorkspace(n, F, nb, K, 1)
+        ws.sample_index[:] = rng.permutation(n)
+        start = int(rng.integers(0, n))
+        end = int(rng.integers(start + 1, n + 1))
+        if grouped:
+            G = zt.group_rows(scores, scores.view(np.uint64), y, ws.gid, ws.grep)
+            ws.cum = np.zeros((G, F, nb), np.int32)
+            L = zt._node_groups(X, ws.sample_index, start, end, np.full(F, nb, np.int32),
+                                ws.gid, margin, ws.loc, ws.rep, ws.gcnt, ws.gmargin, ws.cum)
+            imargin = ws.gmargin
+            order = np.arange(L, dtype=ws.order.dtype)
+        else:
+            L, imargin = end - start, margin
+            order = ws.sample_index[start:end].astype(ws.order.dtype)
+        zt._sort_by_margin(imargin, order, L)
+        zt._node_views(X, y, scores, order, L, grouped, ws.rep, imargin, ws.sm, ws.sy, ws.sw,
+                       ws.sx)
+        items = (grouped, imargin, ws.rep, ws.gcnt, ws.cum, ws.sm, ws.sy, ws.sw, ws.sx)
+        bufs = (ws.vbuf, ws.sbuf, ws.wbuf, ws.vtmp, ws.tmpw)
+        mtab = np.zeros((4, F, nb, K))
+        zt._min_tables(X, ws.sample_index, start, end, y, scores, margin, mtab)
+        for _ in range(20):
+            f, t = int(rng.integers(0, F)), int(rng.integers(0, nb))
+            mode = int(rng.integers(0, 3))
+            la, lb = int(rng.integers(0, K)), int(rng.integers(0, K))
+            members = 0
+            for q in order[:L]:
+                _, na, nb_ = zt._item(items, q, X, f, t, mode)
+                members += na + nb_
+            if members == 0:
+                continue
+            A, Bm, C = zt._min_lines(mtab, f, t, la, lb, mode)
+            alphas = [0.0, float(rng.uniform(0, 2 * c + 1)), float(rng.integers(0, 4)),
+                      2 * c + 1]
+            # The kinks of S: where the lines meet.
+            alphas += [a for a in (Bm - A, C - Bm, (C - A) / 2) if 0.0 <= a <= 2 * c + 1]
+            for alpha in alphas:
+                want = zt._scan(order, L, X, f, t, la, lb, mode, scores, y, items, 1, alpha,
+                                np.inf, bufs)
+                got = zt._min_scan(A, Bm, C, alpha)
+                assert got == want
+                assert np.array(got[:3]).tobytes() == np.array(want[:3]).tobytes()
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.01])
+def test_phase2_min_tables_give_the_scans_trees(eps):
+    # n' = 1 trees with the min tables against the same search with scans (every label
+    # pick, candidate order, abort and tie-break goes through the same control flow; only
+    # the evaluations differ), grouped and per example, on states large enough for deep
+    # trees, with ties (integer scores) and without.
+    rng = np.random.default_rng(51 + int(eps > 0))
+    for it in range(12):
+        n, K, F, nb = 400, int(rng.integers(2, 7)), int(rng.integers(1, 5)), 8
+        X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
+        scores, c = ensemble_state(rng, n, K, int(rng.integers(1, 12)), integer=it % 2 == 0)
+        y = ((X[:, 0] % nb + rng.integers(0, 2, n)) % K).astype(np.int32)
+        depth = int(rng.integers(1, 6))
+        for grouping in ("off", "on"):
+            trees = []
+            for min_tables in (True, False):
+                ws = zt.ZeroOneWorkspace(n, F, nb, K, depth)
+                m = zt.grow_margin_tree(ws, X, y, np.full(F, nb, np.int32), scores, c, 1,
+                                        zt.OBJ_BOTTOM_AVG, False, eps, grouping=grouping,
+                                        min_tables=min_tables)
+                trees.append((m, ws.feature[:m].copy(), ws.threshold[:m].copy(),
+                              ws.node_label[:m].copy(), ws.vote.copy()))
+            for a, b in zip(trees[0], trees[1], strict=True):
+                np.testing.assert_array_equal(a, b)
+
+
 # ---------------------------------------------------------------------------------------------
 # The estimator
 # ---------------------------------------------------------------------------------------------

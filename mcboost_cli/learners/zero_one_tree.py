@@ -36,6 +36,7 @@ scans margin-sorted prefixes (the node's items copied into margin order, ``_node
 only entries that can be among the n' smallest are kept, ``_scan``), prunes candidates with
 concave upper bounds (also inside each exact search), and treats examples with equal label
 and score row as one item with a multiplicity (``group_rows``, ``_node_groups``, ``_item``);
+with n' = 1 each evaluation is O(1) from per-(feature, bin, label) minima (``_min_tables``);
 the binary objectives of DirectBoost (order statistic, zero-error region) use the plain
 exhaustive ``_best_split_phase2`` (small data sets).
 
@@ -205,6 +206,8 @@ class ZeroOneWorkspace:
         self.sw = np.zeros((n, K), np.float64)
         self.sx = np.zeros((F, n), np.uint8)
         self.cand_heap = np.zeros(F * B, np.int64)
+        # n' = 1 tables of the node search (``_min_tables``), allocated on first use.
+        self.mtab = np.zeros((4, 1, 1, K), np.float64)
         self.buf = np.zeros(n, np.float64)
         self.inc = np.zeros(n, np.float64)
         self.dec = np.zeros(n, np.float64)
@@ -212,6 +215,7 @@ class ZeroOneWorkspace:
         self.cand_f = np.zeros(F * B, np.int32)
         self.cand_t = np.zeros(F * B, np.int32)
         self.ubt = np.zeros(F * B, np.float64)
+        self.ubr = np.zeros(F * B, np.float64)
         self.top_lab = np.zeros(n, np.int32)
 
 
@@ -1232,6 +1236,136 @@ def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, alpha
     return total, slope_l, slope_r, vk
 
 
+@njit(cache=True, nogil=True)
+def _min_tables(X, sample_index, start, end, y, scores, margin, mtab):
+    """The node's tables for n' = 1 (``_min_lines``): per feature f, bin t and label k,
+    mtab[0, f, t, k] = the smallest margin of the members with bin <= t and class k,
+    mtab[1, f, t, k] = the smallest w_i(k) = scores[i, y_i] - scores[i, k] of the members with
+    bin <= t and class != k, and mtab[2], mtab[3] the same over bin > t (+inf when empty).
+    The prefix over all bins of feature 0 (t = B - 1) is the whole node. The values are the
+    very floats the scans compute (the margins, and w by the same subtraction as
+    ``_node_views``). O(|S| F K + F B K) per node."""
+    F = X.shape[1]
+    B = mtab.shape[2]
+    K = mtab.shape[3]
+    for j in range(4):
+        for f in range(F):
+            for b in range(B):
+                for k in range(K):
+                    mtab[j, f, b, k] = INF
+    # Per-bin minima in mtab[0] and mtab[1].
+    for q in range(start, end):
+        i = sample_index[q]
+        yi = y[i]
+        mi = margin[i]
+        ay = scores[i, yi]
+        for f in range(F):
+            b = X[i, f]
+            if mi < mtab[0, f, b, yi]:
+                mtab[0, f, b, yi] = mi
+            for k in range(K):
+                if k != yi:
+                    wk = ay - scores[i, k]
+                    if wk < mtab[1, f, b, k]:
+                        mtab[1, f, b, k] = wk
+    # Suffixes (bins > t) into mtab[2], mtab[3], then prefixes in place.
+    for f in range(F):
+        for k in range(K):
+            ma = INF
+            mc = INF
+            for b in range(B - 1, -1, -1):
+                mtab[2, f, b, k] = ma
+                mtab[3, f, b, k] = mc
+                if mtab[0, f, b, k] < ma:
+                    ma = mtab[0, f, b, k]
+                if mtab[1, f, b, k] < mc:
+                    mc = mtab[1, f, b, k]
+            for b in range(1, B):
+                if mtab[0, f, b - 1, k] < mtab[0, f, b, k]:
+                    mtab[0, f, b, k] = mtab[0, f, b - 1, k]
+                if mtab[1, f, b - 1, k] < mtab[1, f, b, k]:
+                    mtab[1, f, b, k] = mtab[1, f, b - 1, k]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _min_other(mtab, j, f, t, lab):
+    """min over classes k != lab of mtab[j, f, t, k]: the smallest margin of the members of
+    another class than lab."""
+    v = INF
+    for k in range(mtab.shape[3]):
+        if k != lab and mtab[j, f, t, k] < v:
+            v = mtab[j, f, t, k]
+    return v
+
+
+@njit(cache=True, nogil=True)
+def _min_lines(mtab, f, t, lab_a, lab_b, mode):
+    """With n' = 1 a candidate's S(alpha) is its smallest numerator, and the numerators are
+    min(m + alpha) over the members voted their own class and min(m, w - alpha) over the
+    others, so S(alpha) = min(A + alpha, Bm, C - alpha) with A / Bm = the smallest margin of
+    the members voted their class / a wrong label and C = their smallest w. Returns
+    (A, Bm, C) from the node's tables (``_min_tables``; +inf for an empty kind)."""
+    if mode == MODE_ALL:
+        tl = mtab.shape[2] - 1
+        return (mtab[0, 0, tl, lab_a], _min_other(mtab, 0, 0, tl, lab_a),
+                mtab[1, 0, tl, lab_a])
+    A = mtab[0, f, t, lab_a]
+    Bm = _min_other(mtab, 0, f, t, lab_a)
+    C = mtab[1, f, t, lab_a]
+    if mode == MODE_SPLIT:
+        v = mtab[2, f, t, lab_b]
+        if v < A:
+            A = v
+        v = _min_other(mtab, 2, f, t, lab_b)
+        if v < Bm:
+            Bm = v
+        v = mtab[3, f, t, lab_b]
+        if v < C:
+            C = v
+    return A, Bm, C
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _min_scan(A, Bm, C, alpha):
+    """``_scan``'s (S, left slope, right slope, kth value) for kcap = 1 from ``_min_lines``,
+    the same floats: the entries are a = m + s alpha (s = 1.0: A + alpha; s = 0.0: m + 0.0)
+    and b = w - alpha, rounding is monotone, so the smallest entry is min(fl(A + alpha),
+    Bm + 0.0, fl(C - alpha)) = vk and S = 0.0 + 1 * vk as the scan sums it. The one-sided
+    slopes of the single bottom slot: on the right the smallest slope among the entries tied
+    at vk (-1 if a falling piece b reaches vk — its member's a is >= Bm >= vk, so it is tied
+    with b <= a —, else 0 if a wrong-voted margin is vk, else +1), on the left the largest (+1
+    if a right-voted member is tied, else 0 if a wrong-voted margin is, else -1)."""
+    va = A + 1.0 * alpha
+    vb = Bm + 0.0 * alpha
+    vc = C - alpha
+    vk = va if va <= vb else vb
+    if vc < vk:
+        vk = vc
+    if vc == vk:
+        sr = -1.0
+    elif vb == vk:
+        sr = 0.0
+    else:
+        sr = 1.0
+    if va == vk:
+        sl = 1.0
+    elif vb == vk:
+        sl = 0.0
+    else:
+        sl = -1.0
+    return 0.0 + vk, sl, sr, vk
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _probe(mins, A, Bm, C, order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap,
+           alpha, ucap, bufs):
+    """``_scan``, or with ``mins`` (n' = 1) its O(1) twin ``_min_scan``."""
+    if mins:
+        return _min_scan(A, Bm, C, alpha)
+    return _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, alpha, ucap,
+                 bufs)
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _vk_cap(vk_ref, a_ref, a, slack):
     """An upper bound of the kcap-th smallest numerator at a, from its value vk_ref at a_ref:
@@ -1250,7 +1384,7 @@ def _two_line_bound(P0, q0, P1, q1, a, kcap, c):
 
 @njit(cache=True, nogil=True)
 def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c, hi, S0, Q0,
-              double, x_hint, floor, v0, bufs):
+              double, x_hint, floor, v0, bufs, mins, mtab):
     """Exact maximum of g over [0, hi] for a candidate that rises at 0 (right slope Q0 at
     S(0) = S0): bracket by doubling, then intersect the pieces of S at the bracket's ends
     (as ``line_search.max_bottom_avg_exact``). Returns the maximum — or, as soon as the
@@ -1262,7 +1396,14 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c
 
     Each scan gets an upper bound of its kcap-th numerator (``_vk_cap``) from the last scan
     (or from 0), which lets it skip the entries and items that cannot be among the kcap
-    smallest; the bound only needs to hold, so the scans return the same bits."""
+    smallest; the bound only needs to hold, so the scans return the same bits. With ``mins``
+    (n' = 1, so kcap = 1) each scan is the O(1) ``_min_scan`` on the node's n' = 1 tables
+    ``mtab`` (the same floats, the same probes)."""
+    A = 0.0
+    Bm = 0.0
+    C = 0.0
+    if mins:
+        A, Bm, C = _min_lines(mtab, f, t, lab_a, lab_b, mode)
     # Numerators and margins lie within [-(2c + 1) - |alpha|, ...]: their rounding errors
     # are below 1e-15 (1 + 4c + 2 alpha); 1e-9 of that is ample slack.
     slack = 1e-9 * (1.0 + 4.0 * c + 2.0 * hi)
@@ -1276,8 +1417,9 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c
     while True:
         if a >= hi:
             a = hi
-        Sa, Ql, Qr, vk_ref = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items,
-                                   kcap, a, _vk_cap(vk_ref, a_ref, a, slack), bufs)
+        Sa, Ql, Qr, vk_ref = _probe(mins, A, Bm, C, order_m, L, X, f, t, lab_a, lab_b, mode,
+                                    scores, y, items, kcap, a,
+                                    _vk_cap(vk_ref, a_ref, a, slack), bufs)
         a_ref = a
         if hinted:
             hinted = False
@@ -1317,11 +1459,12 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c
                 return ub
         if x <= a0 or x >= a1:
             x = a0 if x <= a0 else a1
-            Sx, _, _, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items,
-                                kcap, x, _vk_cap(vk_ref, a_ref, x, slack), bufs)
+            Sx, _, _, _ = _probe(mins, A, Bm, C, order_m, L, X, f, t, lab_a, lab_b, mode,
+                                 scores, y, items, kcap, x, _vk_cap(vk_ref, a_ref, x, slack), bufs)
             return Sx / (kcap * (c + x))
-        Sx, Ql, Qr, vk_ref = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items,
-                                   kcap, x, _vk_cap(vk_ref, a_ref, x, slack), bufs)
+        Sx, Ql, Qr, vk_ref = _probe(mins, A, Bm, C, order_m, L, X, f, t, lab_a, lab_b, mode,
+                                    scores, y, items, kcap, x,
+                                    _vk_cap(vk_ref, a_ref, x, slack), bufs)
         a_ref = x
         if Ql == q0 and Qr == q1:
             return Sx / (kcap * (c + x))
@@ -1335,10 +1478,10 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c
             a1 = x
             P1 = Sx - Ql * x
             q1 = Ql
-    Sa, _, _, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, a0,
-                        _vk_cap(vk_ref, a_ref, a0, slack), bufs)
-    Sb, _, _, _ = _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, a1,
-                        _vk_cap(vk_ref, a_ref, a1, slack), bufs)
+    Sa, _, _, _ = _probe(mins, A, Bm, C, order_m, L, X, f, t, lab_a, lab_b, mode,
+                         scores, y, items, kcap, a0, _vk_cap(vk_ref, a_ref, a0, slack), bufs)
+    Sb, _, _, _ = _probe(mins, A, Bm, C, order_m, L, X, f, t, lab_a, lab_b, mode,
+                         scores, y, items, kcap, a1, _vk_cap(vk_ref, a_ref, a1, slack), bufs)
     ga = Sa / (kcap * (c + a0))
     gb = Sb / (kcap * (c + a1))
     return ga if ga >= gb else gb
@@ -1544,7 +1687,7 @@ def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap
 
 @njit(cache=True, nogil=True)
 def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, top_lab, kcap,
-                c, hi, eps, floor, K, bufs, jS0, jQ0, jval, jeps, jdone, jD):
+                c, hi, eps, floor, K, bufs, jS0, jQ0, jval, jeps, jdone, jD, mins, mtab):
     """Best label (max of g; ties: larger corner key, then the lower label) of a candidate family:
     mode MODE_LEFT ("k on S_left(t)"), MODE_SPLIT ("lab_fixed on S_left, k on S_right") or
     MODE_ALL ("k on S"). Labels whose bound cannot reach max(floor, best) are skipped; when all
@@ -1604,7 +1747,7 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
             # First probe at the bounds' intersection (jS0): if S reaches the tangent at 0
             # there, g there is the bound, hence the maximum.
             v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, items, kcap, c, hi,
-                          S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs)
+                          S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs, mins, mtab)
         else:
             v = g0                      # a corner: the maximum is at alpha = 0
         e = jD[kk] if eps > 0.0 else 0.0
@@ -1680,12 +1823,14 @@ def _cand_sift_down(ubt, heap, root, end):
 def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, margin, top_lab, c,
                             nprime, hi, eps, need_single, grouped, gid, loc, rep, gcnt, gmargin,
                             cum, order_m, bufs, nbin, valid, qbin, tbin, ubt, cand_f, cand_t,
-                            jS0, jQ0, jval, jeps, jdone, jD, sm, sy, sw, sx, heap):
+                            jS0, jQ0, jval, jeps, jdone, jD, sm, sy, sw, sx, heap, mtab,
+                            min_tables, ubr):
     """``_best_split_phase2`` for the bottom-n' average, unconstrained (see above); with
     ``grouped`` the node's examples are handled as groups of interchangeable examples
     (``gid``: each example's group), which gives the same maxima with fewer items.
     ``sm``, ``sy``, ``sw``, ``sx``: the margin-ordered views (``_node_views``); ``heap``:
-    scratch for the candidates' best-first order."""
+    scratch for the candidates' best-first order; ``ubr``: scratch per candidate; ``mtab``:
+    the n' = 1 tables (``_min_tables``; used when nprime == 1 and ``min_tables``)."""
     F = X.shape[1]
     K = jS0.shape[0]
     B = nbin.shape[1]
@@ -1705,11 +1850,16 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     _node_views(X, y, scores, order_m, L, grouped, rep, imargin, sm, sy, sw, sx)
     items = (grouped, imargin, rep, gcnt, cum, sm, sy, sw, sx)
     kS = nprime if nprime < nS else nS
+    # n' = 1: every line search's S is the smallest numerator, three lines per candidate read
+    # from per-(feature, bin, label) minima (``_min_lines``) instead of scans over the items.
+    mins = min_tables and nprime == 1
+    if mins:
+        _min_tables(X, sample_index, start, end, y, scores, margin, mtab)
     k_single = 0
     if need_single:
         k_single, _, _ = _pick_label(order_m, L, X, 0, 0, 0, MODE_ALL, scores, y, margin,
                                      items, top_lab, kS, c, hi, eps, -INF, K, bufs, jS0, jQ0,
-                                     jval, jeps, jdone, jD)
+                                     jval, jeps, jdone, jD, mins, mtab)
     # Valid thresholds.
     for f in range(F):
         for b in range(B):
@@ -1786,28 +1936,46 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
                         arr[k, f, X[it, f]] += sl
     need = kS - n_strict
     wt = need / n_tie
-    for ci in range(n_cand):
-        f = cand_f[ci]
-        t = cand_t[ci]
-        ml = -INF
-        mr = -INF
+    # Per candidate, the largest left and right slope sums over the labels (ubt, ubr). The
+    # candidates come feature by feature in increasing threshold, so one running sum per
+    # (label, feature) serves all its thresholds: the sum over b <= t is the same additions
+    # in the same order as summing the candidate's bins afresh, and the labels are visited
+    # in the same order per candidate (the same floats and maxima), in O(K F B) per node
+    # instead of O(K B) per candidate (B = 255: most of a late waveform tree's time).
+    ci0 = 0
+    while ci0 < n_cand:
+        f = cand_f[ci0]
+        ci1 = ci0
+        while ci1 < n_cand and cand_f[ci1] == f:
+            ubt[ci1] = -INF
+            ubr[ci1] = -INF
+            ci1 += 1
         for k in range(K):
-            ql = 0.0
-            tl = 0.0
             tot = 0.0
             ttot = 0.0
             for b in range(B):
                 tot += qbin[k, f, b]
                 ttot += tbin[k, f, b]
-                if b <= t:
-                    ql += qbin[k, f, b]
-                    tl += tbin[k, f, b]
-            left = ql + wt * tl
-            right = (tot - ql) + wt * (ttot - tl)
-            if left > ml:
-                ml = left
-            if right > mr:
-                mr = right
+            ql = 0.0
+            tl = 0.0
+            ci = ci0
+            for b in range(B):
+                if ci >= ci1:
+                    break
+                ql += qbin[k, f, b]
+                tl += tbin[k, f, b]
+                if cand_t[ci] == b:
+                    left = ql + wt * tl
+                    right = (tot - ql) + wt * (ttot - tl)
+                    if left > ubt[ci]:
+                        ubt[ci] = left
+                    if right > ubr[ci]:
+                        ubr[ci] = right
+                    ci += 1
+        ci0 = ci1
+    for ci in range(n_cand):
+        ml = ubt[ci]
+        mr = ubr[ci]
         ub = (ml + mr) / kS
         # Rounding margin: the bound is compared with exact maxima within OBJ_TIE_EPS.
         ub += 1e-9
@@ -1844,12 +2012,12 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
         # Line 7: S_left's label.
         kl, _, _ = _pick_label(order_m, L, X, f, t, 0, MODE_LEFT, scores, y, margin, items,
                                top_lab, kL, c, hi, eps, -INF, K, bufs, jS0, jQ0, jval, jeps,
-                               jdone, jD)
+                               jdone, jD, mins, mtab)
         # Line 9: S_right's label, S_left's fixed; only labels that can reach the best split.
         floor = best_v if found else -INF
         kr, v, e = _pick_label(order_m, L, X, f, t, kl, MODE_SPLIT, scores, y, margin, items,
                                top_lab, kS, c, hi, eps, floor, K, bufs, jS0, jQ0, jval, jeps,
-                               jdone, jD)
+                               jdone, jD, mins, mtab)
         if kr < 0:
             continue
         # Line 13: (maximum, corner key), then the first (feature, threshold).
@@ -1933,7 +2101,7 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
           margin, order, binpos, p, s, w, buf, inc, dec, jval, cand_f, cand_t, ubt, top_lab,
           snap_cnt, snap_sc, snap_sd, snap_tot, snap_tsc, snap_tsd, snap_ref,
           grouped, gid, loc, rep, gcnt, gmargin, cum, vbuf, sbuf, vtmp, wbuf, tmpw,
-          sm, sy, sw, sx, cand_heap):
+          sm, sy, sw, sx, cand_heap, mtab, min_tables, ubr):
     n = X.shape[0]
     for i in range(n):
         sample_index[i] = i
@@ -1968,7 +2136,8 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
                 X, sample_index, start, end, n_bins, y, scores, margin, top_lab, c, nprime, hi,
                 eps, nd == 0, grouped, gid, loc, rep, gcnt, gmargin, cum, order,
                 (vbuf, sbuf, wbuf, vtmp, tmpw), nbin, valid, sa, sc, ubt, cand_f, cand_t, tsa, tsc,
-                jval, tsd, lab_mark, acc_a, sm, sy, sw, sx, cand_heap)
+                jval, tsd, lab_mark, acc_a, sm, sy, sw, sx, cand_heap, mtab, min_tables,
+                ubr)
         else:
             found, bf, bt, kl, kr, k_single = _best_split_phase2(
                 X, sample_index, start, end, n_bins, y, scores, margin, c, nprime, hi, phase,
@@ -2021,7 +2190,8 @@ def grow_zero_one_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, uni
 
 
 def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprime,
-                     objective=OBJ_BOTTOM_AVG, constrain=False, eps=0.0, grouping="auto"):
+                     objective=OBJ_BOTTOM_AVG, constrain=False, eps=0.0, grouping="auto",
+                     min_tables=True):
     """Grow a Phase II tree maximising the margin objective (bottom-n' average or, for
     ``OBJ_ORDER`` with K = 2, the n'-th smallest margin) of the ensemble with training scores
     ``scores`` and total weight ``c``. ``constrain`` keeps each node's line search inside the
@@ -2033,7 +2203,11 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
     same numerator under every label, so the maxima are the same). "auto" does so when the
     groups are at most half the examples and their per-bin counts fit ``GROUP_CELLS``. An
     ensemble of few label trees has few distinct score rows (Poker525k after Phase I: 15
-    groups for 525,010 examples)."""
+    groups for 525,010 examples).
+
+    ``min_tables`` (n' = 1, the bottom-n' average only): the node search evaluates S from
+    per-(feature, bin, label) minima instead of scanning (``_min_tables``); the same floats,
+    the same trees (False: the scans, for the tests)."""
     unnormalised_margins(scores, y, ws.margin)
     top_labels(scores, y, ws.top_lab)
     hi = 2.0 * c + 1.0
@@ -2048,12 +2222,18 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
         grouped = grouping == "on" or (2 * G <= n and G * F * B <= GROUP_CELLS)
         if grouped and ws.cum.shape[0] < G:
             ws.cum = np.zeros((G, F, B), np.int32)
+    min_tables = (bool(min_tables) and objective == OBJ_BOTTOM_AVG and not constrain
+                  and int(nprime) == 1)
+    if min_tables:
+        F, B = ws.cum.shape[1], ws.cum.shape[2]
+        if ws.mtab.shape[1:3] != (F, B):
+            ws.mtab = np.zeros((4, F, B, ws.n_classes), np.float64)
     return _run(ws, X_binned, y, n_bins, scores, objective, float(c), int(nprime), hi,
-                bool(constrain), float(eps), 0, grouped)
+                bool(constrain), float(eps), 0, grouped, min_tables)
 
 
 def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, R,
-         grouped=False):
+         grouped=False, min_tables=False):
     if ws.sx.dtype != X_binned.dtype:
         ws.sx = np.zeros(ws.sx.shape, X_binned.dtype)
     _grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth, R,
@@ -2067,5 +2247,5 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, 
           ws.cand_f, ws.cand_t, ws.ubt, ws.top_lab, ws.snap_cnt, ws.snap_sc, ws.snap_sd,
           ws.snap_tot, ws.snap_tsc, ws.snap_tsd, ws.snap_ref, grouped, ws.gid, ws.loc, ws.rep,
           ws.gcnt, ws.gmargin, ws.cum, ws.vbuf, ws.sbuf, ws.vtmp, ws.wbuf, ws.tmpw,
-          ws.sm, ws.sy, ws.sw, ws.sx, ws.cand_heap)
+          ws.sm, ws.sy, ws.sw, ws.sx, ws.cand_heap, ws.mtab, min_tables, ws.ubr)
     return int(ws.n_nodes[0])
