@@ -1024,6 +1024,25 @@ def _select_kth_weighted(vals, wts, L, k):
         lo = gt + 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _tied_slopes(need, r_m1, r_0, l_p1, l_0, slope_l, slope_r):
+    """Add the ``need`` slots at the kcap-th value to the one-sided slopes of S: right of
+    alpha they go to the smallest right slopes (r_m1 members at -1, r_0 at 0, the rest +1),
+    left of alpha to the largest left slopes (l_p1 at +1, l_0 at 0, the rest -1) — those
+    members are the smaller ones on that side."""
+    take = min(need, r_m1)
+    rest = need - take
+    slope_r -= take
+    rest -= min(rest, r_0)
+    slope_r += rest
+    take = min(need, l_p1)
+    rest = need - take
+    slope_l += take
+    rest -= min(rest, l_0)
+    slope_l -= rest
+    return slope_l, slope_r
+
+
 @njit(cache=True, nogil=True)
 def _scan_examples(f, t, lab_a, lab_b, mode, items, L, kcap, alpha, ucap, bufs):
     """``_scan`` without groups: each item is one example with at most one entry, so the
@@ -1101,16 +1120,7 @@ def _scan_examples(f, t, lab_a, lab_b, mode, items, L, kcap, alpha, ucap, bufs):
                 l_0 += 1
     need = kcap - n_less
     total += need * vk
-    take = min(need, r_m1)
-    rest = need - take
-    slope_r -= take
-    rest -= min(rest, r_0)
-    slope_r += rest
-    take = min(need, l_p1)
-    rest = need - take
-    slope_l += take
-    rest -= min(rest, l_0)
-    slope_l -= rest
+    slope_l, slope_r = _tied_slopes(need, r_m1, r_0, l_p1, l_0, slope_l, slope_r)
     return total, slope_l, slope_r, vk
 
 
@@ -1221,18 +1231,7 @@ def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, alpha
                 l_0 += nw
     need = kcap - n_less
     total += need * vk
-    # Right of alpha the tied slots go to the smallest right slopes, left of alpha to the
-    # largest left slopes (those members are the smaller ones on that side).
-    take = min(need, r_m1)
-    rest = need - take
-    slope_r -= take
-    rest -= min(rest, r_0)
-    slope_r += rest
-    take = min(need, l_p1)
-    rest = need - take
-    slope_l += take
-    rest -= min(rest, l_0)
-    slope_l -= rest
+    slope_l, slope_r = _tied_slopes(need, r_m1, r_0, l_p1, l_0, slope_l, slope_r)
     return total, slope_l, slope_r, vk
 
 
