@@ -344,6 +344,20 @@ def scan_reference(entries, kcap):
     return total, sl, sr, vk
 
 
+def _node_items(X, y, scores, margin, ws, start, end, grouped, nb):
+    """The items of the node ``ws.sample_index[start:end]`` (nb bins per feature) as the node
+    search makes them: groups of interchangeable examples, or the examples; returns
+    (L, item margins, order)."""
+    F = X.shape[1]
+    if grouped:
+        G = zt.group_rows(scores, scores.view(np.uint64), y, ws.gid, ws.grep)
+        ws.cum = np.zeros((G, F, nb), np.int32)
+        L = zt._node_groups(X, ws.sample_index, start, end, np.full(F, nb, np.int32), ws.gid,
+                            margin, ws.loc, ws.rep, ws.gcnt, ws.gmargin, ws.cum)
+        return L, ws.gmargin, np.arange(L, dtype=ws.order.dtype)
+    return end - start, margin, ws.sample_index[start:end].astype(ws.order.dtype)
+
+
 @pytest.mark.parametrize("grouped", [False, True])
 def test_phase2_scan_equals_plain_summation(grouped):
     # _scan keeps only the numerators that can be among the kcap smallest and stops early
@@ -360,16 +374,7 @@ def test_phase2_scan_equals_plain_summation(grouped):
         ls.unnormalised_margins(scores, y, margin)
         ws = zt.ZeroOneWorkspace(n, F, nb, K, 1)
         ws.sample_index[:] = np.arange(n)
-        if grouped:
-            G = zt.group_rows(scores, scores.view(np.uint64), y, ws.gid, ws.grep)
-            ws.cum = np.zeros((G, F, nb), np.int32)
-            L = zt._node_groups(X, ws.sample_index, 0, n, np.full(F, nb, np.int32), ws.gid,
-                                margin, ws.loc, ws.rep, ws.gcnt, ws.gmargin, ws.cum)
-            imargin = ws.gmargin
-            order = np.arange(L, dtype=ws.order.dtype)
-        else:
-            L, imargin = n, margin
-            order = np.arange(n, dtype=ws.order.dtype)
+        L, imargin, order = _node_items(X, y, scores, margin, ws, 0, n, grouped, nb)
         zt._sort_by_margin(imargin, order, L)
         zt._node_views(X, y, scores, order, L, grouped, ws.rep, imargin, ws.sm, ws.sy, ws.sw,
                        ws.sx)
@@ -422,16 +427,7 @@ def test_phase2_min_scan_equals_scan_for_one_bottom_example(grouped):
         ws.sample_index[:] = rng.permutation(n)
         start = int(rng.integers(0, n))
         end = int(rng.integers(start + 1, n + 1))
-        if grouped:
-            G = zt.group_rows(scores, scores.view(np.uint64), y, ws.gid, ws.grep)
-            ws.cum = np.zeros((G, F, nb), np.int32)
-            L = zt._node_groups(X, ws.sample_index, start, end, np.full(F, nb, np.int32),
-                                ws.gid, margin, ws.loc, ws.rep, ws.gcnt, ws.gmargin, ws.cum)
-            imargin = ws.gmargin
-            order = np.arange(L, dtype=ws.order.dtype)
-        else:
-            L, imargin = end - start, margin
-            order = ws.sample_index[start:end].astype(ws.order.dtype)
+        L, imargin, order = _node_items(X, y, scores, margin, ws, start, end, grouped, nb)
         zt._sort_by_margin(imargin, order, L)
         zt._node_views(X, y, scores, order, L, grouped, ws.rep, imargin, ws.sm, ws.sy, ws.sw,
                        ws.sx)
