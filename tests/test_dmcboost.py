@@ -346,16 +346,23 @@ def scan_reference(entries, kcap):
 
 def _node_items(X, y, scores, margin, ws, start, end, grouped, nb):
     """The items of the node ``ws.sample_index[start:end]`` (nb bins per feature) as the node
-    search makes them: groups of interchangeable examples, or the examples; returns
-    (L, item margins, order)."""
+    search makes them: groups of interchangeable examples, or the examples, sorted by margin
+    with their margin-ordered views; returns (L, item margins, order, items, bufs)."""
     F = X.shape[1]
     if grouped:
         G = zt.group_rows(scores, scores.view(np.uint64), y, ws.gid, ws.grep)
         ws.cum = np.zeros((G, F, nb), np.int32)
         L = zt._node_groups(X, ws.sample_index, start, end, np.full(F, nb, np.int32), ws.gid,
                             margin, ws.loc, ws.rep, ws.gcnt, ws.gmargin, ws.cum)
-        return L, ws.gmargin, np.arange(L, dtype=ws.order.dtype)
-    return end - start, margin, ws.sample_index[start:end].astype(ws.order.dtype)
+        imargin, order = ws.gmargin, np.arange(L, dtype=ws.order.dtype)
+    else:
+        L, imargin = end - start, margin
+        order = ws.sample_index[start:end].astype(ws.order.dtype)
+    zt._sort_by_margin(imargin, order, L)
+    zt._node_views(X, y, scores, order, L, grouped, ws.rep, imargin, ws.sm, ws.sy, ws.sw, ws.sx)
+    items = (grouped, imargin, ws.rep, ws.gcnt, ws.cum, ws.sm, ws.sy, ws.sw, ws.sx)
+    bufs = (ws.vbuf, ws.sbuf, ws.wbuf, ws.vtmp, ws.tmpw)
+    return L, imargin, order, items, bufs
 
 
 @pytest.mark.parametrize("grouped", [False, True])
@@ -374,12 +381,8 @@ def test_phase2_scan_equals_plain_summation(grouped):
         ls.unnormalised_margins(scores, y, margin)
         ws = zt.ZeroOneWorkspace(n, F, nb, K, 1)
         ws.sample_index[:] = np.arange(n)
-        L, imargin, order = _node_items(X, y, scores, margin, ws, 0, n, grouped, nb)
-        zt._sort_by_margin(imargin, order, L)
-        zt._node_views(X, y, scores, order, L, grouped, ws.rep, imargin, ws.sm, ws.sy, ws.sw,
-                       ws.sx)
-        items = (grouped, imargin, ws.rep, ws.gcnt, ws.cum, ws.sm, ws.sy, ws.sw, ws.sx)
-        bufs = (ws.vbuf, ws.sbuf, ws.wbuf, ws.vtmp, ws.tmpw)
+        L, imargin, order, items, bufs = _node_items(X, y, scores, margin, ws, 0, n, grouped,
+                                                     nb)
         for _ in range(20):
             f, t = int(rng.integers(0, F)), int(rng.integers(0, nb))
             mode = int(rng.integers(0, 3))
@@ -427,12 +430,8 @@ def test_phase2_min_scan_equals_scan_for_one_bottom_example(grouped):
         ws.sample_index[:] = rng.permutation(n)
         start = int(rng.integers(0, n))
         end = int(rng.integers(start + 1, n + 1))
-        L, imargin, order = _node_items(X, y, scores, margin, ws, start, end, grouped, nb)
-        zt._sort_by_margin(imargin, order, L)
-        zt._node_views(X, y, scores, order, L, grouped, ws.rep, imargin, ws.sm, ws.sy, ws.sw,
-                       ws.sx)
-        items = (grouped, imargin, ws.rep, ws.gcnt, ws.cum, ws.sm, ws.sy, ws.sw, ws.sx)
-        bufs = (ws.vbuf, ws.sbuf, ws.wbuf, ws.vtmp, ws.tmpw)
+        L, imargin, order, items, bufs = _node_items(X, y, scores, margin, ws, start, end, grouped,
+                                                     nb)
         mtab = np.zeros((4, F, nb, K))
         zt._min_tables(X, ws.sample_index, start, end, y, scores, margin, mtab)
         for _ in range(20):
