@@ -575,6 +575,39 @@ def test_relaxation_takes_epsilon_steps_at_corners_and_stops_after_patience():
     assert np.all(np.abs(M) <= 1 + 1e-12)
 
 
+def phase2_gains_and_resolution(est):
+    """Per Phase II round: the objective's gain and Alg. 2.1's resolution bound on it,
+    th (1 + |g|) / (2 (c + alpha)) with g and c before the round (eq. 9's slope bound)."""
+    t1 = est.n_phase1_rounds_
+    g = np.concatenate([[est.phase2_start_objective_], est.objective_[t1:]])
+    alphas = np.asarray(est.forest_.alpha)
+    c_after = np.cumsum(alphas)[t1:]
+    return np.diff(g), 0.5 * est.th * (1.0 + np.abs(g[:-1])) / c_after
+
+
+def test_phase2_gain_below_the_line_search_resolution_is_no_increase():
+    # Under a 1e-12 increase test this fit "creeps": from round ~30 on, nearly every round
+    # is an ascent step of alpha ~ th gaining less than the bisection can resolve, so
+    # patience never fires and the fit runs to the round cap (measured: 268 of 299 Phase II
+    # rounds). Those gains must count as no increase: each is then a corner (relaxed step)
+    # and the fit stops `patience` rounds after the last resolvable gain.
+    X, y = make_data(0, n=240, K=3)
+    est = DMCBoost(n_rounds=300, max_depth=2, max_bins=32, n_prime="n/4", patience=10)
+    est.fit(X, y)
+    t1 = est.n_phase1_rounds_
+    gains, bound = phase2_gains_and_resolution(est)
+    ascent = ~est.relaxed_[t1:]
+    assert ascent.any() and est.relaxed_.any()
+    assert np.all(gains[ascent] > bound[ascent])
+    assert est.n_rounds_ < 300 and "has not increased for 10 rounds" in est.stop_reason_
+    assert est.n_rounds_ - est.best_round_ == 10
+    # best_round_ is the last round whose objective beat every earlier one by more than the
+    # resolution, so no later round comes within reach of "an increase" over it.
+    g = np.concatenate([[est.phase2_start_objective_], est.objective_[t1:]])
+    b = est.best_round_ - t1
+    assert np.all(g[b + 1:] <= g[b] + bound[b:].max())
+
+
 def test_first_round_and_phase_bookkeeping():
     X, y = make_data(7)
     est = DMCBoost(n_rounds=5, max_depth=2).fit(X, y)

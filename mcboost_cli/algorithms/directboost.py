@@ -55,7 +55,9 @@ class _DirectBoost(DirectBoosting):
 
     family = "DirectBoost"
     reference = _REFERENCE
-    version = "2"   # 2: Phase II corner tie-break by corner_key (was g(eps))
+    # 2: Phase II corner tie-break by corner_key (was g(eps)); 3: a Phase II gain below the
+    # bisection's resolution counts as no increase (the two bottom-n' average variants).
+    version = "3"
     binary_only = True
     param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS, N_PRIME_FRACTION, EPSILON, TH, PATIENCE)
     test_params = {"n_rounds": 15, "max_depth": 2}
@@ -136,6 +138,7 @@ class DirectBoostOrder(_DirectBoost):
     """
 
     name = "directboost_order"
+    version = "2"   # exact line search: version 3's resolution bound does not apply
     _objective = OBJ_ORDER
     _constrain = False
     _relax = True

@@ -275,9 +275,8 @@ class DirectBoosting(BaseBoosting):
             # ("we set alpha_t = d - epsilon").
             q = hi - eps
             g_q = self._value_at(q) if q > 0.0 else self._g
-        tol = OBJ_TIE_EPS * (1.0 + abs(self._g))
         relaxed = False
-        if q > 0.0 and g_q > self._g + tol:
+        if q > 0.0 and g_q > self._g + self._increase_tol(self._g, q):
             alpha = q                       # an ascent step
             self._g = g_q
         elif relax:
@@ -289,13 +288,31 @@ class DirectBoosting(BaseBoosting):
         else:
             self.stop_reason_ = f"phase II: the {name} no longer increases"
             return RoundOutcome.DISCARD_STOP
-        if self._g > self._g_best + OBJ_TIE_EPS * (1.0 + abs(self._g_best)):
+        if self._g > self._g_best + self._increase_tol(self._g_best, alpha):
             self._g_best = self._g
             self._since_best = 0
             self.best_round_ = t + 1
         else:
             self._since_best += 1
         return self._keep(t, m, alpha, 2, self._g, relaxed=relaxed)
+
+    def _increase_tol(self, g, alpha):
+        """Smallest gain over objective value g that counts as an increase (Alg. 2 line 7).
+
+        The exact search of the n'-th order margin resolves the objective to rounding
+        (OBJ_TIE_EPS, relative). Alg. 2.1 places the maximiser only within th/2 (the midpoint
+        of a bracket narrower than th), and along a tree's coordinate the bottom-n' average
+        has slope |g'(a)| = |mean bottom slope - g(a)| / (c + a) <= (1 + |g|) / (c + a), the
+        slopes being -1, 0 or 1. So the search fixes g only to within th (1 + |g|) /
+        (2 (c + a)): a smaller gain is below the algorithm's own resolution and counts as no
+        increase. Without this bound a fit can "creep" — ascent steps of alpha ~ th gaining
+        1e-9..1e-7 every round, which never trigger the stopping rule (ALGORITHMS.md,
+        "Stopping").
+        """
+        tol = OBJ_TIE_EPS * (1.0 + abs(g))
+        if self._objective == OBJ_ORDER:
+            return tol
+        return max(tol, 0.5 * float(self.th) * (1.0 + abs(g)) / (self._c + alpha))
 
     def _value_at(self, alpha):
         """Phase II objective after adding the round's tree with weight alpha."""
@@ -349,7 +366,9 @@ class DMCBoost(DirectBoosting):
     family = "DMCBoost"
     reference = ("Zhai, Xia & Wang, A multi-class boosting method with direct optimization, "
                  "KDD 2014")
-    version = "2"   # 2: Phase II corner tie-break by corner_key (was g(eps))
+    # 2: Phase II corner tie-break by corner_key (was g(eps)); 3: a Phase II gain below the
+    # line search's resolution counts as no increase (was: above 1e-12 relative).
+    version = "3"
     param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS, N_PRIME, EPSILON, TH, PATIENCE)
     test_params = {"n_rounds": 15, "max_depth": 2}
 
