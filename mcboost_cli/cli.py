@@ -170,12 +170,13 @@ def _load_datasets(config, mirror, offline):
 def _render(config, planned, store, out_dir):
     """Summaries, files and terminal text of the plan's results in ``store``."""
     from .report.tables import render_terminal, summarize, write_outputs
-    from .runner.reference import cells_frame
+    from .runner.reference import cells_frame, current_cells
     results = store.frame(keys=[pc.cell.key for pc in planned])
     summary_df = summarize(config, planned, results)
-    # cells.csv holds every done cell of the store, so configs that share an experiment
-    # (uci.yaml and noise.yaml) share one per-cell results file.
-    paths = write_outputs(config, summary_df, out_dir, cells=cells_frame(store.frame()))
+    # cells.csv holds every done cell of the store (of the algorithms' current versions), so
+    # configs that share an experiment (uci.yaml and noise.yaml) share one per-cell file.
+    cells = cells_frame(current_cells(store.frame()))
+    paths = write_outputs(config, summary_df, out_dir, cells=cells)
     paths += _figures(config, planned, store, out_dir)
     return render_terminal(config, summary_df), paths
 

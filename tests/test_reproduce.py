@@ -19,7 +19,7 @@ from mcboost_cli.runner.cells import DONE, FAILED, CellResult
 from mcboost_cli.runner.config import QUICK_LABEL, narrow, quick_variant, validate_config
 from mcboost_cli.runner.plan import expand
 from mcboost_cli.runner.reference import (
-    CELL_COLUMNS, cells_frame, import_cells, read_cells, recheck, sample_cells,
+    CELL_COLUMNS, cells_frame, current_cells, import_cells, read_cells, recheck, sample_cells,
 )
 from mcboost_cli.runner.store import ResultStore
 
@@ -479,6 +479,21 @@ def test_cells_frame_keeps_done_cells_and_floats_round_trip(ref):
         assert float(row["fit_seconds"]) == round(res.fit_seconds, 3)
     seg = back[back["dataset"] == "segmentation"].iloc[0]
     assert seg["protocol"] == "predefined" and seg["valid_error"] == ""
+
+
+def test_current_cells_drops_superseded_algorithm_versions(tmp_path, ref):
+    car0 = ref.by["car", 0, "S"]
+    old = replace(car0, algorithm_version=car0.algorithm_version + ".old")
+    assert old.key != car0.key
+    with ResultStore(tmp_path / "v.sqlite") as store:
+        for cell, res in ref.rows:
+            store.put(cell, res)
+        store.put(old, replace(ref.results[car0.key], key=old.key))
+        frame = store.frame()
+    assert old.key in set(frame["key"])
+    kept = current_cells(frame)
+    assert set(kept["key"]) == {c.key for c, _ in ref.rows}
+    assert set(cells_frame(kept)["key"]) == set(ref.frame["key"])
 
 
 def test_read_cells_errors(tmp_path, ref):

@@ -4,6 +4,7 @@ Map of the module
 -----------------
 ``cells_frame``     the done cells of a plan as one compact row each (no curves): the file
                     ``results/<experiment>/cells.csv`` that is committed as reference results
+``current_cells``   drop the rows of superseded algorithm versions from a store frame
 ``read_cells``      read such a file back, checking its columns
 ``import_cells``    put a file's rows into a result store as done cells (``--import-results``:
                     continue a run whose store is gone, e.g. on another machine)
@@ -55,6 +56,20 @@ def cells_frame(results: pd.DataFrame) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=list(CELL_COLUMNS))
     df["n_phase1_rounds"] = pd.array(df["n_phase1_rounds"], dtype="Int64")
     return df.sort_values("key", kind="stable").reset_index(drop=True)
+
+
+def current_cells(results: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a store frame fitted by the registered version of their algorithm.
+
+    A version bump changes every key of that algorithm, so a store keeps the superseded cells
+    beside the new ones, but no plan can use them again: they are left out of ``cells.csv``
+    (and so out of ``recheck`` and ``--import-results``). Rows of unregistered algorithms go
+    too.
+    """
+    from ..algorithms.registry import all_algorithms
+    versions = {name: cls.version for name, cls in all_algorithms().items()}
+    current = results["algorithm"].map(versions) == results["algorithm_version"]
+    return results[current.fillna(False).astype(bool)]
 
 
 def _int_or_none(v):
