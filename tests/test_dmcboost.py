@@ -513,6 +513,12 @@ def strict_error(est, X, y):
     return float(np.mean(~(fy > F.max(axis=1))))
 
 
+def phase2_curve(est):
+    """The Phase II objective before Phase II (the Phase I ensemble's) and after each round."""
+    return np.concatenate([[est.phase2_start_objective_],
+                           est.objective_[est.n_phase1_rounds_:]])
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_phase1_error_never_increases_and_phase2_objective_never_decreases(seed):
     X, y = make_data(seed)
@@ -526,7 +532,7 @@ def test_phase1_error_never_increases_and_phase2_objective_never_decreases(seed)
     assert est.objective_[n1 - 1] == pytest.approx(strict_error_at_round(est, X, y, n1))
     # ... and the base class's curve (ties to the lowest label) can only be lower.
     assert np.all(est.train_errors_[:n1] <= err1 + 1e-12)
-    g = np.concatenate([[est.phase2_start_objective_], est.objective_[n1:]])
+    g = phase2_curve(est)
     assert np.all(np.diff(g) > 0)                         # no relaxation: strictly rising
     assert not est.relaxed_.any()
     if est.n_rounds_ < 60:
@@ -560,7 +566,7 @@ def test_relaxation_takes_epsilon_steps_at_corners_and_stops_after_patience():
     # raises the objective) ...
     assert np.all(alphas[relaxed] >= 0.01)
     # ... and every other Phase II step raises the objective.
-    g = np.concatenate([[est.phase2_start_objective_], est.objective_[t1:]])
+    g = phase2_curve(est)
     assert np.all(np.diff(g)[~relaxed[t1:]] > 0)
     # best_round_ holds the best objective; with relaxation the fit stops `patience` rounds
     # after the last new best (unless the round budget ends it first).
@@ -575,14 +581,11 @@ def test_relaxation_takes_epsilon_steps_at_corners_and_stops_after_patience():
     assert np.all(np.abs(M) <= 1 + 1e-12)
 
 
-def phase2_gains_and_resolution(est):
-    """Per Phase II round: the objective's gain and Alg. 2.1's resolution bound on it,
-    th (1 + |g|) / (2 (c + alpha)) with g and c before the round (eq. 9's slope bound)."""
-    t1 = est.n_phase1_rounds_
-    g = np.concatenate([[est.phase2_start_objective_], est.objective_[t1:]])
-    alphas = np.asarray(est.forest_.alpha)
-    c_after = np.cumsum(alphas)[t1:]
-    return np.diff(g), 0.5 * est.th * (1.0 + np.abs(g[:-1])) / c_after
+def phase2_resolution(est, g):
+    """Per Phase II round: Alg. 2.1's resolution bound on the objective's gain,
+    th (1 + |g|) / (2 (c + alpha)) with g before the round and c + alpha after it."""
+    c_after = np.cumsum(np.asarray(est.forest_.alpha))[est.n_phase1_rounds_:]
+    return 0.5 * est.th * (1.0 + np.abs(g[:-1])) / c_after
 
 
 def test_phase2_gain_below_the_line_search_resolution_is_no_increase():
@@ -595,15 +598,15 @@ def test_phase2_gain_below_the_line_search_resolution_is_no_increase():
     est = DMCBoost(n_rounds=300, max_depth=2, max_bins=32, n_prime="n/4", patience=10)
     est.fit(X, y)
     t1 = est.n_phase1_rounds_
-    gains, bound = phase2_gains_and_resolution(est)
+    g = phase2_curve(est)
+    bound = phase2_resolution(est, g)
     ascent = ~est.relaxed_[t1:]
     assert ascent.any() and est.relaxed_.any()
-    assert np.all(gains[ascent] > bound[ascent])
+    assert np.all(np.diff(g)[ascent] > bound[ascent])
     assert est.n_rounds_ < 300 and "has not increased for 10 rounds" in est.stop_reason_
     assert est.n_rounds_ - est.best_round_ == 10
     # best_round_ is the last round whose objective beat every earlier one by more than the
     # resolution, so no later round comes within reach of "an increase" over it.
-    g = np.concatenate([[est.phase2_start_objective_], est.objective_[t1:]])
     b = est.best_round_ - t1
     assert np.all(g[b + 1:] <= g[b] + bound[b:].max())
 

@@ -307,7 +307,7 @@ class DirectBoosting(BaseBoosting):
         (2 (c + a)): a smaller gain is below the algorithm's own resolution and counts as no
         increase. Without this bound a fit can "creep" — ascent steps of alpha ~ th gaining
         1e-9..1e-7 every round, which never trigger the stopping rule (ALGORITHMS.md,
-        "Stopping").
+        "What counts as an increase").
         """
         tol = OBJ_TIE_EPS * (1.0 + abs(g))
         if self._objective == OBJ_ORDER:
