@@ -15,6 +15,7 @@ import click
 
 from . import __version__
 from .errors import UserError
+from .runner.checkpoint import EVERY_SECONDS
 
 DEFAULT_NOISE_CONFIG = "configs/noise.yaml"
 
@@ -105,6 +106,11 @@ def _run_options(f):
                      metavar="CELLS_CSV",
                      help="First take the plan's cells found in this per-cell results file "
                           "(a cells.csv written by a run) as done, then run the rest."),
+        click.option("--checkpoint-every", type=click.FloatRange(min=0), default=EVERY_SECONDS,
+                     show_default=True, metavar="SECONDS",
+                     help="Save each running fit's state this often (under checkpoints/ beside "
+                          "the store), so a fit stopped midway continues when the command is "
+                          "run again; 0 = never."),
     ]
     for o in reversed(opts):
         f = o(f)
@@ -190,7 +196,11 @@ def _figures(config, planned, store, out_dir):
 
 def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, store_path,
              results_dir, export_splits, quiet, quick=False, import_results=None,
-             only_datasets=None, only_algorithms=None, only_tables=None):
+             only_datasets=None, only_algorithms=None, only_tables=None,
+             checkpoint_every=EVERY_SECONDS):
+    from functools import partial
+
+    from .runner.checkpoint import CheckpointDir
     from .runner.execute import run_cells
     from .runner.executors import make_executor
     from .runner.plan import config_hash, expand
@@ -231,17 +241,24 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
                        f"{n_bad} failed/timed out, {n_unique - n_done - n_bad} pending; "
                        f"store {store_file}")
             return
+        # Mid-fit checkpoints live beside the store (a checkpoint depends only on its cell).
+        checkpoints = CheckpointDir(store_file.parent / "checkpoints", checkpoint_every)
         if fresh:
             store.delete([c.key for c in cells])
+            checkpoints.discard(c.key for c in cells)
         if import_results:
             from .runner.reference import import_cells, read_cells
             n_imp = import_cells(store, read_cells(import_results), planned, config_hash(config))
             click.echo(f"imported {n_imp} done cells from {import_results}", err=True)
         executor = make_executor(jobs)
         try:
-            summary = run_cells(cells, store, run_cell, executor, retry_failed=retry_failed,
+            work = run_cell
+            if checkpoint_every > 0:
+                work = partial(run_cell, checkpoints=checkpoints)
+            summary = run_cells(cells, store, work, executor, retry_failed=retry_failed,
                                 timeout=config.timeout, config_hash=config_hash(config),
-                                progress="quiet" if quiet else "auto")
+                                progress="quiet" if quiet else "auto",
+                                checkpoints=checkpoints if checkpoint_every > 0 else None)
         finally:
             executor.shutdown(cancel_pending=True)
         text, paths = _render(shown, expand(shown), store, out_dir)

@@ -3,6 +3,7 @@ inputs (one line, exit 2, store untouched), determinism across --jobs, resume af
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -269,3 +270,56 @@ def test_direct_boosters_config_runs_end_to_end(tmp_path, mirror_env):
     assert (csv["n"] == 2).all()
     # Tic-tac-toe is 65% one class: every booster beats the majority vote.
     assert ((csv["mean"] > 0) & (csv["mean"] < 34.7)).all()
+
+
+LONG_FIT_CFG = """\
+experiment: longfit
+datasets: [nursery]
+folds: [0]
+algorithms:
+  - algorithm: samme
+    params: {n_rounds: 2500, max_depth: 3}
+"""
+
+
+def test_fit_killed_midway_continues_from_its_checkpoint(tmp_path, mirror_env):
+    # One long fit, SIGKILLed (coordinator and worker) after a few of its rounds were
+    # checkpointed: the next run continues that fit and stores the uninterrupted numbers.
+    cfg = write(tmp_path, LONG_FIT_CFG)
+    env = dict(os.environ)
+    ref_dir, kill_dir = tmp_path / "ref", tmp_path / "kill"
+    ref_dir.mkdir(), kill_dir.mkdir()
+    subprocess.run(_mcboost("run", str(cfg), "--jobs", "1", "-q", "--checkpoint-every", "0.001"),
+                   cwd=ref_dir, env=env, check=True, capture_output=True)
+    ckpt_dir = kill_dir / "results/longfit/checkpoints"
+    proc = subprocess.Popen(_mcboost("run", str(cfg), "--jobs", "2", "-q",
+                                     "--checkpoint-every", "0.001"),
+                            cwd=kill_dir, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if ckpt_dir.is_dir() and any(ckpt_dir.glob("*.ckpt")):
+            time.sleep(0.3)
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the fit finished before it could be killed"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    (ckpt,) = ckpt_dir.glob("*.ckpt")
+    store = kill_dir / "results/longfit/cells.sqlite"
+    con = sqlite3.connect(store)
+    assert con.execute("select count(*) from results").fetchone()[0] == 0
+    con.close()
+
+    r = subprocess.run(_mcboost("run", str(cfg), "--jobs", "1", "-q"), cwd=kill_dir, env=env,
+                       check=True, capture_output=True, text=True)
+    assert not ckpt.exists(), "a finished cell's checkpoint is removed"
+    con = sqlite3.connect(store)
+    (extra,) = con.execute("select extra from results").fetchone()
+    con.close()
+    assert 0 < json.loads(extra)["resumed_from_round"] < 2500
+    for name in ("results.csv", "cells.csv"):
+        a = pd.read_csv(kill_dir / "results/longfit" / name)
+        b = pd.read_csv(ref_dir / "results/longfit" / name)
+        a, b = (d.drop(columns=[c for c in ("fit_seconds",) if c in d]) for d in (a, b))
+        pd.testing.assert_frame_equal(a, b)

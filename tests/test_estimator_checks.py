@@ -7,6 +7,7 @@ import pytest
 
 from mcboost_cli.algorithms.registry import all_algorithms
 from mcboost_cli.learners.binning import Binned, BinMapper
+from mcboost_cli.runner.checkpoint import FitCheckpoint
 
 ALGORITHMS = sorted(all_algorithms().items())
 
@@ -107,3 +108,88 @@ def test_fitted_attributes_end_with_underscore(algo):
     est.fit(X, y)
     new_public = {k for k in set(vars(est)) - before if not k.startswith("_")}
     assert new_public and all(k.endswith("_") for k in new_public)
+
+
+class _Stop(Exception):
+    """Stands for the end of a process in the middle of a fit."""
+
+
+class _StoppingCheckpoint(FitCheckpoint):
+    """Saves after every round; raises ``_Stop`` once it has saved ``stop_after`` times."""
+
+    def __init__(self, path, stop_after=None):
+        super().__init__(path, every_seconds=0)
+        self.stop_after = stop_after
+        self.saves = 0
+
+    def save(self, fingerprint, state):
+        super().save(fingerprint, state)
+        self.saves += 1
+        if self.stop_after is not None and self.saves >= self.stop_after:
+            raise _Stop()
+
+
+def _fitted_state(est):
+    """Every fitted attribute (name ending in '_') and the forest, as comparable values."""
+    out = {}
+    for k, v in vars(est).items():
+        if k.endswith("_") and not k.startswith("_") and k not in ("bin_mapper_", "forest_"):
+            out[k] = v
+    f = est.forest_
+    n = f.n_nodes_total
+    out["forest"] = (f.feature[:n], f.threshold[:n], f.left[:n], f.leaf_label[:n],
+                     f.leaf_value[:n] if f.leaf_value.shape[0] > 1 else f.leaf_value,
+                     list(f.tree_offset), list(f.alpha))
+    return out
+
+
+def _assert_same_fit(a, b):
+    sa, sb = _fitted_state(a), _fitted_state(b)
+    assert sa.keys() == sb.keys()
+    for k in sa:
+        va, vb = sa[k], sb[k]
+        if k == "forest":
+            for xa, xb in zip(va, vb):
+                np.testing.assert_array_equal(np.asarray(xa), np.asarray(xb), err_msg=k)
+        elif isinstance(va, np.ndarray):
+            np.testing.assert_array_equal(va, vb, err_msg=k)
+        else:
+            assert va == vb or (va != va and vb != vb), k   # NaN == NaN here
+
+
+def test_fit_stopped_midway_resumes_from_its_checkpoint_bit_for_bit(algo, tmp_path):
+    X, y = _data(6, algo=algo)       # every algorithm runs >= 5 rounds on it
+    Xv, yv = _data(7, algo=algo)
+    params = dict(algo.test_params, n_rounds=12)
+    full = algo(**params).fit(X, y, eval_set=[(Xv, yv)])
+    assert full.n_rounds_ >= 4, "the check needs a fit of several rounds"
+    stop = full.n_rounds_ // 2
+    path = tmp_path / "fit.ckpt"
+    with pytest.raises(_Stop):
+        algo(**params).fit(X, y, eval_set=[(Xv, yv)], checkpoint=_StoppingCheckpoint(path, stop))
+    assert path.exists()
+    resumed_ckpt = _StoppingCheckpoint(path)
+    resumed = algo(**params).fit(X, y, eval_set=[(Xv, yv)], checkpoint=resumed_ckpt)
+    assert resumed_ckpt.resumed_round == stop
+    _assert_same_fit(full, resumed)
+    np.testing.assert_array_equal(full.decision_function(Xv), resumed.decision_function(Xv))
+
+
+def test_checkpoint_of_other_data_or_parameters_is_ignored(algo, tmp_path):
+    X, y = _data(6, algo=algo)
+    path = tmp_path / "fit.ckpt"
+    params = dict(algo.test_params, n_rounds=6)
+    with pytest.raises(_Stop):
+        algo(**params).fit(X, y, checkpoint=_StoppingCheckpoint(path, 2))
+    # Other labels (same shapes): the checkpoint is not this fit's.
+    y2 = np.roll(y, 1)
+    ck = _StoppingCheckpoint(path)
+    other = algo(**params).fit(X, y2, checkpoint=ck)
+    assert ck.resumed_round == 0
+    _assert_same_fit(other, algo(**params).fit(X, y2))
+    # Other parameters.
+    with pytest.raises(_Stop):
+        algo(**params).fit(X, y, checkpoint=_StoppingCheckpoint(path, 2))
+    ck = _StoppingCheckpoint(path)
+    algo(**dict(params, n_rounds=5)).fit(X, y, checkpoint=ck)
+    assert ck.resumed_round == 0

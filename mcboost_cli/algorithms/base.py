@@ -10,10 +10,22 @@ protocol picks the best round on validation (early stopping) and reads the test 
 round without refitting, and the same arrays are the papers' training/test-error curves.
 
 Subclasses implement ``_init_state(X_binned, y, n_bins)`` and ``_boost(t, X_binned, y)``.
+
+Checkpoints
+-----------
+A fit that may outlive its process (a long DMCBoost fit, a session or a cluster job that is
+stopped) can be given a ``checkpoint``: after a kept round, whenever ``checkpoint.due()``, the
+loop hands it the whole state between two rounds — the running score matrices and errors and
+every attribute of the estimator except the per-fit scratch buffers a subclass names in
+``_scratch_attrs`` (re-made by ``_init_state``). A later ``fit`` of the same data with the same
+checkpoint continues after that round and ends with the very numbers of an uninterrupted fit:
+nothing random is drawn between rounds and floats are restored bit for bit. A checkpoint whose
+fingerprint (class, version, parameters, data, library versions) differs is ignored.
 """
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 from abc import ABC, abstractmethod
 from enum import Enum
@@ -93,7 +105,13 @@ class BaseBoosting(ABC):
         return codes.astype(Y_DTYPE)
 
     # -- the loop --------------------------------------------------------------------------------
-    def fit(self, X, y, eval_set=None):
+    # Attributes that are per-fit scratch (re-made by _init_state, never carried from one round
+    # to the next): left out of checkpoints. Everything else in __dict__ is saved. Every
+    # booster's tree workspace is ``_ws``; the generic check (tests/test_estimator_checks.py)
+    # fails for an algorithm whose scratch list holds real state.
+    _scratch_attrs: tuple[str, ...] = ("_ws",)
+
+    def fit(self, X, y, eval_set=None, checkpoint=None):
         """Fit the booster and record per-round 0-1 errors.
 
         Parameters
@@ -103,6 +121,11 @@ class BaseBoosting(ABC):
         eval_set : list of (X, y) pairs, optional
             Their 0-1 error after every round is stored in ``eval_errors_``; they are never
             used to choose anything inside the fit.
+        checkpoint : object, optional
+            Saves and restores the state between rounds (see the module docstring):
+            ``load(fingerprint)`` returns a saved state or None, ``due()`` says whether to
+            save after this round, ``save(fingerprint, state)`` stores one
+            (``runner.checkpoint.FitCheckpoint``). The fitted model does not depend on it.
         """
         X_binned, self.bin_mapper_ = self._bin_fit(X)
         y = np.asarray(y)
@@ -128,7 +151,13 @@ class BaseBoosting(ABC):
         errors = np.empty((len(sets), n_rounds), dtype=np.float64)
         self.stop_reason_ = "n_rounds"
         kept = 0
-        for t in range(n_rounds):
+        fingerprint = None
+        if checkpoint is not None:
+            fingerprint = self._fit_fingerprint(sets)
+            state = checkpoint.load(fingerprint)
+            if state is not None:
+                kept = self._restore(state, scores, preds, errors)
+        for t in range(kept, n_rounds):
             outcome = self._boost(t, X_binned, y_code)
             if outcome is RoundOutcome.DISCARD_STOP:
                 self.forest_.truncate(t)
@@ -142,6 +171,8 @@ class BaseBoosting(ABC):
             kept = t + 1
             if outcome is RoundOutcome.STOP_AFTER:
                 break
+            if checkpoint is not None and checkpoint.due():
+                checkpoint.save(fingerprint, self._snapshot(kept, scores, preds, errors))
         # kept == 0 is a legitimate outcome (e.g. AdaBoost.M1 whose first tree has weighted
         # error >= 1/2 aborts with T = 0): the ensemble is empty, its scores are all zero.
         self.n_rounds_ = kept
@@ -149,6 +180,39 @@ class BaseBoosting(ABC):
         self.eval_errors_ = errors[1:, :kept].copy()
         self._free_state()
         return self
+
+    # -- checkpoints -----------------------------------------------------------------------------
+    def _fit_fingerprint(self, sets) -> str:
+        """Digest of what determines the fit: class, version, parameters, the binned data
+        and labels of every set, and the versions of the numeric libraries."""
+        import numba
+
+        h = hashlib.sha256()
+        h.update(repr((type(self).__module__, type(self).__qualname__,
+                       getattr(self, "version", ""), sorted(self.get_params().items()),
+                       np.__version__, numba.__version__)).encode())
+        for Xs, ys in sets:
+            for a in (Xs, ys):
+                a = np.ascontiguousarray(a)
+                h.update(repr((a.dtype.str, a.shape)).encode())
+                h.update(a.tobytes())
+        return h.hexdigest()
+
+    def _snapshot(self, kept, scores, preds, errors) -> dict:
+        """The state after ``kept`` rounds: loop arrays and non-scratch attributes."""
+        attrs = {k: v for k, v in vars(self).items() if k not in self._scratch_attrs}
+        return {"kept": kept, "scores": scores, "preds": preds,
+                "errors": errors[:, :kept], "attrs": attrs}
+
+    def _restore(self, state, scores, preds, errors) -> int:
+        """Put a ``_snapshot`` back in place (after ``_init_state``); returns its round."""
+        kept = int(state["kept"])
+        for s in range(len(scores)):
+            scores[s][...] = state["scores"][s]
+            preds[s][...] = state["preds"][s]
+        errors[:, :kept] = state["errors"]
+        vars(self).update(state["attrs"])
+        return kept
 
     # -- hooks -----------------------------------------------------------------------------------
     @abstractmethod

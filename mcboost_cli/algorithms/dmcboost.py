@@ -138,6 +138,7 @@ class DirectBoosting(BaseBoosting):
     """
 
     early_stopping = False   # the paper stops at the margin maximum, no validation stopping
+    _scratch_attrs = ("_ws", "_plus", "_minus", "_inc", "_dec")
     _objective = OBJ_BOTTOM_AVG
     _constrain = False
     _relax = True

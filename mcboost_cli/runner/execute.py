@@ -87,7 +87,8 @@ def _first_line_of_error(result: CellResult) -> str:
 
 def run_cells(cells: Iterable[Cell], store: ResultStore, work_fn: Callable[[Cell], CellResult],
               executor, *, retry_failed: bool = False, timeout: float | None = None,
-              config_hash: str = "", progress: Progress | str | None = "auto") -> RunSummary:
+              config_hash: str = "", progress: Progress | str | None = "auto",
+              checkpoints=None) -> RunSummary:
     """Compute and store the results of the cells that the store does not have yet.
 
     Parameters
@@ -110,6 +111,10 @@ def run_cells(cells: Iterable[Cell], store: ResultStore, work_fn: Callable[[Cell
         Stored with every row (provenance).
     progress : Progress, {"auto", "bar", "plain", "quiet"} or None
         A ``Progress`` to drive, or the mode of a new one on stderr; None is ``"quiet"``.
+    checkpoints : checkpoint.CheckpointDir or None
+        The mid-fit checkpoints ``work_fn`` writes (it must be given the same folder): a
+        cell's checkpoint is removed once its done result is stored, and kept when the cell
+        fails, times out or is interrupted, so the next run continues the fit.
 
     Returns
     -------
@@ -151,6 +156,8 @@ def run_cells(cells: Iterable[Cell], store: ResultStore, work_fn: Callable[[Cell
         for cell, result in executor.imap_unordered(guarded, todo):
             store.put(cell, result, config_hash)
             if result.status == DONE:
+                if checkpoints is not None:
+                    checkpoints.discard([cell.key])
                 summary.done += 1
             elif result.status == TIMEOUT:
                 summary.timeout += 1

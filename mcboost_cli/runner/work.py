@@ -62,8 +62,12 @@ def reported_round(est, has_validation: bool) -> tuple[int, str]:
     return select_round(est.eval_errors_[0]), "validation early stopping"
 
 
-def run_cell(cell: Cell) -> CellResult:
-    """Fit the cell's algorithm on its fold and return errors at the validation-best round."""
+def run_cell(cell: Cell, checkpoints=None) -> CellResult:
+    """Fit the cell's algorithm on its fold and return errors at the validation-best round.
+
+    ``checkpoints`` (a ``checkpoint.CheckpointDir``, optional): save the fit's state between
+    rounds and continue from a saved state, so a fit longer than its process still ends
+    (``fit_seconds`` then counts the time before the interruption too)."""
     t0 = time.perf_counter()
     ds = _dataset(cell.dataset)
     params = cell.params_dict
@@ -80,11 +84,15 @@ def run_cell(cell: Cell) -> CellResult:
     eval_set = [(binned["test"], y[split.test])]
     if has_valid:
         eval_set.insert(0, (binned["valid"], y_noisy[split.valid]))
-    est.fit(binned["train"], y_noisy[split.train], eval_set=eval_set)
-    fit_seconds = time.perf_counter() - t_fit
+    ckpt = checkpoints.for_cell(cell.key) if checkpoints is not None else None
+    est.fit(binned["train"], y_noisy[split.train], eval_set=eval_set, checkpoint=ckpt)
+    fit_seconds = ckpt.elapsed() if ckpt is not None else time.perf_counter() - t_fit
     extra = {"stop_reason": est.stop_reason_, "n_train": int(split.train.size),
              "n_valid": int(split.valid.size), "n_test": int(split.test.size),
              "n_flipped": int(flipped.size)}
+    if ckpt is not None and ckpt.resumed_round:
+        # Continued from a mid-fit checkpoint (the numbers are those of an uninterrupted fit).
+        extra["resumed_from_round"] = ckpt.resumed_round
     if hasattr(est, "n_phase1_rounds_"):
         # Two-phase boosters (DMCBoost): rounds 1..n_phase1 are Phase I (the figures mark it).
         extra["n_phase1_rounds"] = int(est.n_phase1_rounds_)

@@ -1,0 +1,132 @@
+"""Mid-fit checkpoints: a long fit survives the end of its process.
+
+The runner resumes a plan at the granularity of cells (the store has a cell or not). A single
+fit can be longer than a process lives — a DMCBoost fit of thousands of Phase II rounds on
+Abalone or Letter takes hours, and a session, a batch job or a preemptible cluster node may be
+stopped before it ends. With checkpoints, the fit's state between two rounds is written to a
+file every ``every_seconds``; the next run of the same cell continues from it and gives the
+numbers an uninterrupted fit gives (``algorithms.base``, "Checkpoints"; tested bit for bit).
+
+Map of the module
+-----------------
+``FitCheckpoint(path, every_seconds)``
+    One fit's checkpoint file: ``load(fingerprint)``, ``due()``, ``save(fingerprint, state)``
+    (the interface ``BaseBoosting.fit`` expects), and ``seconds_before``, the fit time spent
+    before the state was saved (so a resumed cell reports its whole fit time).
+``CheckpointDir(root, every_seconds)``
+    The checkpoints of a result store, one file per cell key: ``for_cell(key)``,
+    ``discard(keys)``.
+
+Files are pickles written by this program for itself (write to a temporary file, then an
+atomic rename: a kill while saving leaves the previous checkpoint). A file that cannot be read,
+was written by another format version, or belongs to other data or parameters is ignored and
+the fit starts from round 1.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import time
+from pathlib import Path
+
+FORMAT = 1
+# Default interval between saves: a kill loses at most this much of a fit's work.
+EVERY_SECONDS = 300.0
+
+
+class FitCheckpoint:
+    """The checkpoint file of one fit.
+
+    Parameters
+    ----------
+    path : path-like
+        The file (its folder is created on the first save).
+    every_seconds : float
+        ``due()`` is true once this many seconds have passed since the fit started or since
+        the last save; 0 saves after every round (tests).
+    """
+
+    def __init__(self, path, every_seconds: float = EVERY_SECONDS):
+        if not every_seconds >= 0:
+            raise ValueError(f"every_seconds must be >= 0, got {every_seconds!r}")
+        self.path = Path(path)
+        self.every_seconds = float(every_seconds)
+        self.seconds_before = 0.0      # fit time of the loaded state (0 for a fresh fit)
+        self.resumed_round = 0         # rounds of the loaded state (0 for a fresh fit)
+        self._started = time.perf_counter()
+        self._last = self._started
+
+    def load(self, fingerprint: str):
+        """The saved state of this fit, or None (no file, unreadable, or another fit's)."""
+        self._started = self._last = time.perf_counter()
+        try:
+            with open(self.path, "rb") as fh:
+                payload = pickle.load(fh)
+        except FileNotFoundError:
+            return None
+        except Exception:    # a torn or foreign file: start afresh (it is overwritten later)
+            return None
+        if (not isinstance(payload, dict) or payload.get("format") != FORMAT
+                or payload.get("fingerprint") != fingerprint):
+            return None
+        self.seconds_before = float(payload["seconds"])
+        self.resumed_round = int(payload["state"]["kept"])
+        return payload["state"]
+
+    def due(self) -> bool:
+        return time.perf_counter() - self._last >= self.every_seconds
+
+    def elapsed(self) -> float:
+        """Fit seconds so far, including those before the loaded state."""
+        return self.seconds_before + (time.perf_counter() - self._started)
+
+    def save(self, fingerprint: str, state: dict) -> None:
+        payload = {"format": FORMAT, "fingerprint": fingerprint, "seconds": self.elapsed(),
+                   "state": state}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as fh:
+            pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+        self._last = time.perf_counter()
+
+    def discard(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+class CheckpointDir:
+    """The checkpoints of one result store: ``<root>/<cell key>.ckpt``.
+
+    A checkpoint depends only on its cell (its key fixes data, fold, noise, algorithm version
+    and parameters), so stores may share a folder.
+    """
+
+    def __init__(self, root, every_seconds: float = EVERY_SECONDS):
+        self.root = Path(root)
+        self.every_seconds = float(every_seconds)
+
+    def path(self, key: str) -> Path:
+        return self.root / f"{key}.ckpt"
+
+    def for_cell(self, key: str) -> FitCheckpoint:
+        return FitCheckpoint(self.path(key), self.every_seconds)
+
+    def discard(self, keys) -> int:
+        """Remove the checkpoints of ``keys`` (finished or forgotten cells); returns how many
+        there were."""
+        n = 0
+        for key in keys:
+            p = self.path(key)
+            if p.exists():
+                p.unlink(missing_ok=True)
+                n += 1
+        return n
+
+    def keys(self) -> list[str]:
+        """Cell keys with a checkpoint."""
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name[:-len(".ckpt")] for p in self.root.glob("*.ckpt"))

@@ -1,0 +1,73 @@
+"""Mid-fit checkpoint files (runner.checkpoint). That a resumed fit gives the uninterrupted
+numbers is checked for every algorithm in test_estimator_checks.py and end to end, through a
+SIGKILL, in test_cli.py."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+
+from mcboost_cli.runner.cells import DONE, Cell, CellResult
+from mcboost_cli.runner.checkpoint import FORMAT, CheckpointDir, FitCheckpoint
+from mcboost_cli.runner.execute import run_cells
+from mcboost_cli.runner.executors import SerialExecutor
+from mcboost_cli.runner.store import ResultStore
+
+
+def test_save_then_load_round_trips_and_leaves_no_temporary_file(tmp_path):
+    ck = FitCheckpoint(tmp_path / "a" / "x.ckpt", every_seconds=0)
+    state = {"kept": 3, "scores": [np.arange(6.0).reshape(2, 3) / 7]}
+    ck.save("fp", state)
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["x.ckpt"]
+    again = FitCheckpoint(tmp_path / "a" / "x.ckpt")
+    got = again.load("fp")
+    assert got["kept"] == 3 and again.resumed_round == 3
+    np.testing.assert_array_equal(got["scores"][0], state["scores"][0])
+    assert again.seconds_before >= 0.0
+    assert again.elapsed() >= again.seconds_before
+
+
+def test_foreign_torn_or_old_files_are_ignored(tmp_path):
+    p = tmp_path / "x.ckpt"
+    FitCheckpoint(p).save("fp", {"kept": 2})
+    assert FitCheckpoint(p).load("other fingerprint") is None
+    p.write_bytes(b"\x80\x05not a pickle")
+    ck = FitCheckpoint(p)
+    assert ck.load("fp") is None and ck.resumed_round == 0
+    p.write_bytes(pickle.dumps({"format": FORMAT + 1, "fingerprint": "fp", "seconds": 1.0,
+                                "state": {"kept": 2}}))
+    assert FitCheckpoint(p).load("fp") is None
+    assert FitCheckpoint(tmp_path / "missing.ckpt").load("fp") is None
+
+
+def test_due_follows_the_interval(tmp_path):
+    assert FitCheckpoint(tmp_path / "x", every_seconds=0).due()
+    assert not FitCheckpoint(tmp_path / "x", every_seconds=3600).due()
+
+
+def _cell(mode):
+    return Cell(experiment="e", dataset="d", protocol="five_fold", fold=0, noise_rate=0.0, seed=0,
+                algorithm="fake", algorithm_version="1", params=(("mode", mode),))
+
+
+def _work(cell):
+    if cell.params_dict["mode"] == "fail":
+        raise ValueError("boom")
+    return CellResult(key=cell.key, status=DONE, selected_round=1, train_error=0.0,
+                      valid_error=0.0, test_error=0.0, n_rounds=1,
+                      curves={"train": [0.0], "valid": [0.0], "test": [0.0]}, extra={})
+
+
+def test_run_cells_removes_the_checkpoint_of_done_cells_only(tmp_path):
+    ok, bad = _cell("ok"), _cell("fail")
+    cks = CheckpointDir(tmp_path / "checkpoints")
+    for c in (ok, bad):
+        cks.for_cell(c.key).save("fp", {"kept": 1})
+    assert cks.keys() == sorted([ok.key, bad.key])
+    with ResultStore(tmp_path / "s.sqlite") as store:
+        s = run_cells([ok, bad], store, _work, SerialExecutor(), progress="quiet",
+                      checkpoints=cks)
+    assert (s.done, s.failed) == (1, 1)
+    assert cks.keys() == [bad.key]      # a failed fit keeps its state for --retry-failed
+    assert cks.discard([bad.key, ok.key]) == 1 and cks.keys() == []
