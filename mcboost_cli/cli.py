@@ -106,6 +106,12 @@ def _run_options(f):
                      metavar="CELLS_CSV",
                      help="First take the plan's cells found in this per-cell results file "
                           "(a cells.csv written by a run) as done, then run the rest."),
+        click.option("--scheduler", default=None, metavar="ADDRESS|local",
+                     envvar="MCBOOST_SCHEDULER", show_envvar=True,
+                     help="Run the cells on a Dask cluster: the address of its scheduler "
+                          "(tcp://host:8786), or 'local' for a local cluster of --jobs worker "
+                          "processes. Needs the 'cluster' extra (pip install "
+                          "'mcboost-cli[cluster]'); workers fetch the datasets they lack."),
         click.option("--checkpoint-every", type=click.FloatRange(min=0), default=EVERY_SECONDS,
                      show_default=True, metavar="SECONDS",
                      help="Save each running fit's state this often (under checkpoints/ beside "
@@ -197,7 +203,7 @@ def _figures(config, planned, store, out_dir):
 def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, store_path,
              results_dir, export_splits, quiet, quick=False, import_results=None,
              only_datasets=None, only_algorithms=None, only_tables=None,
-             checkpoint_every=EVERY_SECONDS):
+             checkpoint_every=EVERY_SECONDS, scheduler=None):
     from functools import partial
 
     from .runner.checkpoint import CheckpointDir
@@ -241,8 +247,14 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
                        f"{n_bad} failed/timed out, {n_unique - n_done - n_bad} pending; "
                        f"store {store_file}")
             return
-        # Mid-fit checkpoints live beside the store (a checkpoint depends only on its cell).
-        checkpoints = CheckpointDir(store_file.parent / "checkpoints", checkpoint_every)
+        if scheduler and config.timeout is not None:
+            raise UserError(f"--scheduler: {config.path} sets a cell timeout, which the dask "
+                            "executor cannot enforce (cells run in worker threads); remove "
+                            "'timeout:' or run without --scheduler")
+        # Mid-fit checkpoints live beside the store (a checkpoint depends only on its cell);
+        # an absolute path, as cluster workers may run elsewhere (on a shared file system).
+        checkpoints = CheckpointDir(store_file.parent.resolve() / "checkpoints",
+                                    checkpoint_every)
         if fresh:
             store.delete([c.key for c in cells])
             checkpoints.discard(c.key for c in cells)
@@ -250,11 +262,21 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
             from .runner.reference import import_cells, read_cells
             n_imp = import_cells(store, read_cells(import_results), planned, config_hash(config))
             click.echo(f"imported {n_imp} done cells from {import_results}", err=True)
-        executor = make_executor(jobs)
         try:
-            work = run_cell
+            executor = make_executor(jobs, scheduler, config.timeout)
+        except (ValueError, RuntimeError, OSError) as e:
+            raise UserError(f"--scheduler {scheduler}: {e}") from None
+        try:
+            kwargs = {}
             if checkpoint_every > 0:
-                work = partial(run_cell, checkpoints=checkpoints)
+                kwargs["checkpoints"] = checkpoints
+            if scheduler:
+                # Workers fetch what their cache lacks, from the same place as this process.
+                source = mirror or os.environ.get("MCBOOST_MIRROR")
+                if source and "://" not in source:
+                    source = str(Path(source).resolve())
+                kwargs.update(fetch=True, mirror=source)
+            work = partial(run_cell, **kwargs) if kwargs else run_cell
             summary = run_cells(cells, store, work, executor, retry_failed=retry_failed,
                                 timeout=config.timeout, config_hash=config_hash(config),
                                 progress="quiet" if quiet else "auto",

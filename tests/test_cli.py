@@ -106,6 +106,24 @@ def test_jobs_do_not_change_numbers(tmp_path, mirror_env):
 
     assert rows(a) == rows(b)
 
+    # The same cells as tasks of a (local) Dask cluster: the same numbers.
+    pytest.importorskip("distributed")
+    c = tmp_path / "c"
+    c.mkdir()
+    r = invoke(["run", str(cfg), "--scheduler", "local", "--jobs", "2", "-q"], c)
+    assert r.exit_code == 0, r.output
+    assert (c / "results/tiny/results.csv").read_text() == ca
+    assert rows(c) == rows(a)
+
+
+def test_scheduler_with_a_cell_timeout_is_refused_in_one_line(tmp_path, mirror_env):
+    cfg = write(tmp_path, TINY + "timeout: 60\n")
+    r = invoke(["run", str(cfg), "--scheduler", "local", "-q"], tmp_path)
+    assert r.exit_code == 2
+    (line,) = [ln for ln in r.output.splitlines() if ln.strip()]
+    assert "timeout" in line and "--scheduler" in line
+    assert not (tmp_path / "results/tiny/checkpoints").exists()
+
 
 def test_export_splits(tmp_path, mirror_env):
     cfg = write(tmp_path, TINY)

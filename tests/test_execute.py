@@ -22,6 +22,7 @@ from mcboost_cli.runner.cells import DONE, FAILED, TIMEOUT, Cell, CellResult
 from mcboost_cli.runner.execute import RunSummary, run_cells
 from mcboost_cli.runner.executors import (
     WORKER_DIED,
+    DaskExecutor,
     LocalProcessExecutor,
     SerialExecutor,
     make_executor,
@@ -312,3 +313,52 @@ def test_summary_describe_and_format_seconds():
     assert format_seconds(3723.4) == "1:02:03"
     s = RunSummary(total=5, skipped=2, done=3, wall_seconds=61)
     assert s.describe() == "3 done, 0 failed, 0 timed out, 2 skipped (already stored) in 0:01:01"
+
+
+@pytest.fixture(scope="module")
+def dask_local(markers):
+    """A two-worker local Dask cluster for the module (workers inherit the markers folder).
+    A worker that dies fails its task at once instead of being retried on another."""
+    pytest.importorskip("distributed")
+    import dask
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        with DaskExecutor("local", 2) as executor:
+            yield executor
+
+
+def test_dask_executor_stores_the_rows_of_the_serial_executor(tmp_path, dask_local):
+    cells = make_cells("dask-same", 9, {4: "fail"})
+    for name, executor in {"serial": SerialExecutor(), "dask": dask_local}.items():
+        with ResultStore(tmp_path / f"{name}.sqlite") as store:
+            summary = run_cells(cells, store, fake_work, executor, progress="quiet")
+        assert (summary.done, summary.failed, summary.skipped) == (8, 1, 0)
+    assert stored(tmp_path / "dask.sqlite") == stored(tmp_path / "serial.sqlite")
+    # The dask run's calls (each cell's second) were made in the cluster's worker processes.
+    dask_pids = {calls(c)[1] for c in cells}
+    assert os.getpid() not in dask_pids and len(dask_pids) <= 2
+    assert dask_local.n_jobs == 2
+
+
+def test_dask_worker_death_fails_its_cell_and_the_run_goes_on(tmp_path, dask_local):
+    # As with local processes, the cells in flight on the dying worker fail with it (at most
+    # the submission window); the others are done, and a retry finishes the innocent ones.
+    cells = make_cells("dask-crash", 8, {0: "crash"})
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        summary = run_cells(cells, store, fake_work, dask_local, progress="quiet")
+        _, crashed = store.get(cells[0].key)
+        assert summary.ran == 8 and 1 <= summary.failed <= 4
+        assert crashed.status == FAILED
+        for cell in cells:
+            _, result = store.get(cell.key)
+            assert (result.status == DONE
+                    or "the cluster could not run this cell" in result.traceback)
+        retry = run_cells(cells[1:], store, fake_work, dask_local, retry_failed=True,
+                          progress="quiet")
+        assert retry.done == summary.failed - 1
+        assert set(store.statuses([c.key for c in cells[1:]]).values()) == {DONE}
+
+
+def test_make_executor_dask_refuses_timeouts():
+    with pytest.raises(ValueError, match="timeout cannot be enforced"):
+        make_executor(2, scheduler="local", timeout=5.0)

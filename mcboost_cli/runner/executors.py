@@ -1,4 +1,4 @@
-"""Executors: run a function over cells, serially or in a local process pool.
+"""Executors: run a function over cells, serially, in a local process pool or on a Dask cluster.
 
 Map of the module
 -----------------
@@ -10,8 +10,11 @@ Map of the module
 ``LocalProcessExecutor(n_jobs)``
     A ``concurrent.futures.ProcessPoolExecutor`` with bounded submission, crash recovery and
     prompt teardown on Ctrl-C.
+``DaskExecutor(scheduler, n_workers)``
+    The cells as tasks of a Dask ``distributed`` cluster (an existing scheduler's address, or
+    a local cluster of worker processes): the path for grids that outgrow one machine.
 
-Both executors have the same interface: ``imap_unordered(fn, items)`` yields ``(item, result)``
+All executors have the same interface: ``imap_unordered(fn, items)`` yields ``(item, result)``
 pairs as they complete, ``shutdown(cancel_pending=True)`` stops, and both are context managers.
 Items are cells (they have a ``key``) and ``fn`` returns a ``CellResult``; ``fn`` is normally
 ``functools.partial(run_guarded, work_fn, timeout=...)`` with a picklable top-level ``work_fn``.
@@ -343,10 +346,128 @@ class LocalProcessExecutor:
 
 _END = object()
 
+DASK_MISSING = ("the dask executor needs the 'distributed' package; install it with "
+                "pip install 'mcboost-cli[cluster]'")
 
-def make_executor(n_jobs: int | None) -> SerialExecutor | LocalProcessExecutor:
-    """``SerialExecutor`` for ``n_jobs == 1``, else a ``LocalProcessExecutor(n_jobs)``
-    (``None`` means one job per CPU)."""
+
+class DaskExecutor:
+    """Run items as tasks on a Dask ``distributed`` cluster.
+
+    Parameters
+    ----------
+    scheduler : str or None
+        Address of a running scheduler (``tcp://host:8786``; its workers must be able to
+        import mcboost and reach the datasets and, for checkpoints, the checkpoint folder).
+        None or ``"local"``: start a local cluster of ``n_workers`` single-threaded worker
+        processes, closed again by ``shutdown``.
+    n_workers : int, optional
+        Workers of the local cluster (default ``os.cpu_count()``); ignored with an address.
+
+    Notes
+    -----
+    - At most ``2 x`` the cluster's worker threads of items are in flight (at least 2), so a
+      plan of a million cells costs no memory up front; results come in completion order.
+    - Each task is ``fn(item)`` with ``fn`` a picklable top-level function or partial, keyed
+      ``mcboost-<cell key>``. Nothing about the worker enters the result (see "Determinism").
+    - A worker that dies has its task re-run elsewhere by the scheduler, up to its
+      ``allowed-failures`` setting; past that the item gets a ``failed`` result naming the
+      cause. With mid-fit checkpoints on a shared folder, a re-run continues the fit.
+    - Cell timeouts are not available: tasks run in worker threads, where the alarm of
+      ``run_guarded`` cannot interrupt them (``make_executor`` refuses the combination).
+    - ``shutdown(cancel_pending=True)`` (Ctrl-C) cancels the queued and running tasks; a task
+      already computing in a worker thread finishes there and its result is dropped.
+    """
+
+    def __init__(self, scheduler: str | None = None, n_workers: int | None = None):
+        try:
+            import distributed
+        except ImportError as e:   # pragma: no cover - depends on the installation
+            raise RuntimeError(DASK_MISSING) from e
+        self._cluster = None
+        if scheduler in (None, "", "local"):
+            n = int(n_workers) if n_workers is not None else (os.cpu_count() or 1)
+            if n < 1:
+                raise ValueError(f"n_workers must be at least 1, got {n_workers}")
+            self._cluster = distributed.LocalCluster(
+                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
+                silence_logs=50)
+            self._client = distributed.Client(self._cluster, set_as_default=False)
+        else:
+            self._client = distributed.Client(scheduler, set_as_default=False, timeout=30)
+        self.n_jobs = max(1, sum(self._client.nthreads().values()))
+
+    def imap_unordered(self, fn: Callable, items: Iterable) -> Iterator[tuple[Any, Any]]:
+        """Yield ``(item, fn(item))`` pairs in completion order (see the class notes)."""
+        from distributed import as_completed
+
+        pickle.dumps(fn)
+        items = iter(items)
+        in_flight: dict = {}   # future -> item
+        window = 2 * max(self.n_jobs, 1)
+        done_iter = None
+
+        def submit_more():
+            while len(in_flight) < window:
+                item = next(items, _END)
+                if item is _END:
+                    return
+                future = self._client.submit(fn, item, key=f"mcboost-{item.key}", pure=False)
+                in_flight[future] = item
+                if done_iter is not None:
+                    done_iter.add(future)
+
+        try:
+            submit_more()
+            # Made with the first futures: an empty as_completed looks for a default client.
+            done_iter = as_completed(list(in_flight), loop=self._client.loop)
+            while in_flight:
+                future = next(done_iter)
+                item = in_flight.pop(future)
+                try:
+                    result = future.result()
+                except Exception as e:  # noqa: BLE001 - KilledWorker, lost connection, ...
+                    result = CellResult(
+                        key=item.key, status=FAILED,
+                        traceback=(f"the cluster could not run this cell: {type(e).__name__}: "
+                                   f"{e}; re-run with --retry-failed\n"
+                                   + "".join(traceback.format_exception(e))))
+                future.release()
+                yield item, result
+                submit_more()
+        finally:
+            if in_flight:
+                self._client.cancel(list(in_flight), force=True)
+
+    def shutdown(self, cancel_pending: bool = True) -> None:
+        """Close the client (and the local cluster this executor started)."""
+        client, self._client = getattr(self, "_client", None), None
+        cluster, self._cluster = getattr(self, "_cluster", None), None
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.shutdown(cancel_pending=exc_type is not None)
+
+
+def make_executor(n_jobs: int | None, scheduler: str | None = None,
+                  timeout: float | None = None):
+    """The executor of a run.
+
+    ``scheduler`` given (an address, or ``"local"``): a ``DaskExecutor`` (``n_jobs`` = workers
+    of a local cluster); it cannot enforce cell timeouts, so ``timeout`` with it is a
+    ``ValueError``. Else ``SerialExecutor`` for ``n_jobs == 1`` and a
+    ``LocalProcessExecutor(n_jobs)`` otherwise (``None`` means one job per CPU)."""
+    if scheduler:
+        if timeout is not None:
+            raise ValueError("a cell timeout cannot be enforced on the dask executor (cells run "
+                             "in worker threads); remove 'timeout:' from the config or run "
+                             "without --scheduler")
+        return DaskExecutor(scheduler, n_jobs)
     if n_jobs == 1:
         return SerialExecutor()
     return LocalProcessExecutor(n_jobs)

@@ -23,15 +23,17 @@ from .cells import DONE, Cell, CellResult
 
 
 @lru_cache(maxsize=4)
-def _dataset(name: str):
+def _dataset(name: str, fetch: bool = False, mirror: str | None = None):
     from ..datasets import load_dataset
-    # The coordinating process fetched every dataset before starting; workers read the cache.
-    return load_dataset(name, offline=True)
+    # Local workers: the coordinating process fetched every dataset before starting, so they
+    # read the cache. Cluster workers may have a cache of their own: they fetch (verified).
+    return load_dataset(name, mirror=mirror, offline=not fetch)
 
 
 @lru_cache(maxsize=8)
-def _fold(dataset: str, protocol: str, seed: int, fold: int, max_bins: int):
-    ds = _dataset(dataset)
+def _fold(dataset: str, protocol: str, seed: int, fold: int, max_bins: int,
+          fetch: bool = False, mirror: str | None = None):
+    ds = _dataset(dataset, fetch, mirror)
     split = make_split(protocol, ds.n_samples, dataset, seed, fold, ds.test_mask)
     mapper = BinMapper(max_bins=max_bins, categorical=ds.categorical).fit(ds.X[split.train])
     binned = {part: Binned(mapper.transform(ds.X[getattr(split, part)]), mapper)
@@ -62,17 +64,20 @@ def reported_round(est, has_validation: bool) -> tuple[int, str]:
     return select_round(est.eval_errors_[0]), "validation early stopping"
 
 
-def run_cell(cell: Cell, checkpoints=None) -> CellResult:
+def run_cell(cell: Cell, checkpoints=None, fetch: bool = False,
+             mirror: str | None = None) -> CellResult:
     """Fit the cell's algorithm on its fold and return errors at the validation-best round.
 
     ``checkpoints`` (a ``checkpoint.CheckpointDir``, optional): save the fit's state between
     rounds and continue from a saved state, so a fit longer than its process still ends
-    (``fit_seconds`` then counts the time before the interruption too)."""
+    (``fit_seconds`` then counts the time before the interruption too). ``fetch``: download
+    a dataset missing from this process's cache (from ``mirror`` if given), as cluster
+    workers must; otherwise the cache must hold it."""
     t0 = time.perf_counter()
-    ds = _dataset(cell.dataset)
+    ds = _dataset(cell.dataset, fetch, mirror)
     params = cell.params_dict
     split, binned = _fold(cell.dataset, cell.protocol, cell.seed, cell.fold,
-                          int(params.get("max_bins", 255)))
+                          int(params.get("max_bins", 255)), fetch, mirror)
     y = ds.y
     trval = np.concatenate([split.train, split.valid])
     y_noisy, flipped = noisy_labels(y, trval, cell.noise_rate, ds.n_classes,
