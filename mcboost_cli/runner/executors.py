@@ -43,6 +43,7 @@ Python between rounds, so a long fit is interrupted at the next round boundary.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import pickle
@@ -390,7 +391,7 @@ class DaskExecutor:
                 raise ValueError(f"n_workers must be at least 1, got {n_workers}")
             self._cluster = distributed.LocalCluster(
                 n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
-                silence_logs=50)
+                silence_logs=logging.CRITICAL)
             self._client = distributed.Client(self._cluster, set_as_default=False)
         else:
             self._client = distributed.Client(scheduler, set_as_default=False, timeout=30)
