@@ -190,8 +190,17 @@ def test_worker_crash_marks_in_flight_failed_and_recovers(tmp_path, pool):
         assert set(store.statuses([c.key for c in innocent]).values()) == {DONE}
 
 
+@pytest.fixture
+def sigint_raises():
+    """Ctrl-C raises KeyboardInterrupt here even when this process inherited SIGINT ignored
+    (a background job of a non-interactive shell does)."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
 @pytest.mark.parametrize("kind", ["serial", "process"])
-def test_ctrl_c_keeps_stored_rows_and_resumes(tmp_path, kind):
+def test_ctrl_c_keeps_stored_rows_and_resumes(tmp_path, kind, sigint_raises):
     if kind == "serial":
         # The interrupt arrives inside the work function, as Ctrl-C does in the serial case.
         cells = make_cells("sigint-serial", 6, {3: "interrupt"})
