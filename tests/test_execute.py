@@ -371,3 +371,25 @@ def test_dask_worker_death_fails_its_cell_and_the_run_goes_on(tmp_path, dask_loc
 def test_make_executor_dask_refuses_timeouts():
     with pytest.raises(ValueError, match="timeout cannot be enforced"):
         make_executor(2, scheduler="local", timeout=5.0)
+
+
+def test_dask_ctrl_c_stops_at_once_and_keeps_stored_rows(tmp_path, markers, sigint_raises):
+    pytest.importorskip("distributed")
+    cells = make_cells("dask-sigint", 6, {i: "sleep" for i in range(2, 6)})
+
+    class InterruptAfterTwo(Progress):
+        def advance(self, status):
+            super().advance(status)
+            if self.completed == 2:
+                threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+
+    executor = DaskExecutor("local", 2)
+    start = time.monotonic()
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        summary = run_cells(cells, store, fake_work, executor,
+                            progress=InterruptAfterTwo("quiet"))
+        stored_keys = set(store.statuses())
+    executor.shutdown()
+    assert summary.interrupted and summary.done == 2
+    assert stored_keys == {c.key for c in cells[:2]}
+    assert time.monotonic() - start < 30      # the sleeping cells (60 s) were not waited for

@@ -399,44 +399,48 @@ class DaskExecutor:
 
     def imap_unordered(self, fn: Callable, items: Iterable) -> Iterator[tuple[Any, Any]]:
         """Yield ``(item, fn(item))`` pairs in completion order (see the class notes)."""
-        from distributed import as_completed
-
         pickle.dumps(fn)
         items = iter(items)
         in_flight: dict = {}   # future -> item
         window = 2 * max(self.n_jobs, 1)
-        done_iter = None
+        ready = threading.Event()    # set by any future that completes
 
-        def submit_more():
-            while len(in_flight) < window:
-                item = next(items, _END)
-                if item is _END:
-                    return
-                future = self._client.submit(fn, item, key=f"mcboost-{item.key}", pure=False)
-                in_flight[future] = item
-                if done_iter is not None:
-                    done_iter.add(future)
+        def wake(_future):
+            ready.set()
 
         try:
-            submit_more()
-            # Made with the first futures: an empty as_completed looks for a default client.
-            done_iter = as_completed(list(in_flight), loop=self._client.loop)
-            while in_flight:
-                future = next(done_iter)
-                item = in_flight.pop(future)
-                try:
-                    result = future.result()
-                except Exception as e:  # noqa: BLE001 - KilledWorker, lost connection, ...
-                    result = CellResult(
-                        key=item.key, status=FAILED,
-                        traceback=(f"the cluster could not run this cell: {type(e).__name__}: "
-                                   f"{e}; re-run with --retry-failed\n"
-                                   + "".join(traceback.format_exception(e))))
-                future.release()
-                yield item, result
-                submit_more()
+            while True:
+                while len(in_flight) < window:
+                    item = next(items, _END)
+                    if item is _END:
+                        break
+                    future = self._client.submit(fn, item, key=f"mcboost-{item.key}",
+                                                 pure=False)
+                    in_flight[future] = item
+                    future.add_done_callback(wake)
+                if not in_flight:
+                    return
+                ready.clear()
+                finished = [f for f in in_flight if f.done()]
+                if not finished:
+                    # Short waits: a Ctrl-C delivered to another thread is only raised here
+                    # when the main thread runs Python code.
+                    ready.wait(0.5)
+                    continue
+                for future in finished:
+                    item = in_flight.pop(future)
+                    try:
+                        result = future.result()
+                    except Exception as e:  # noqa: BLE001 - KilledWorker, lost connection
+                        result = CellResult(
+                            key=item.key, status=FAILED,
+                            traceback=(f"the cluster could not run this cell: "
+                                       f"{type(e).__name__}: {e}; re-run with --retry-failed\n"
+                                       + "".join(traceback.format_exception(e))))
+                    future.release()
+                    yield item, result
         finally:
-            if in_flight:
+            if in_flight and self._client is not None:
                 self._client.cancel(list(in_flight), force=True)
 
     def shutdown(self, cancel_pending: bool = True) -> None:
