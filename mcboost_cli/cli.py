@@ -208,7 +208,7 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
 
     from .runner.checkpoint import CheckpointDir
     from .runner.execute import run_cells
-    from .runner.executors import make_executor
+    from .runner.executors import check_dask_timeout, make_executor
     from .runner.plan import config_hash, expand
     from .runner.work import run_cell
 
@@ -247,10 +247,10 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
                        f"{n_bad} failed/timed out, {n_unique - n_done - n_bad} pending; "
                        f"store {store_file}")
             return
-        if scheduler and config.timeout is not None:
-            raise UserError(f"--scheduler: {config.path} sets a cell timeout, which the dask "
-                            "executor cannot enforce (cells run in worker threads); remove "
-                            "'timeout:' or run without --scheduler")
+        try:    # before anything is deleted or imported
+            check_dask_timeout(scheduler, config.timeout)
+        except ValueError as e:
+            raise UserError(f"--scheduler {scheduler}: {config.path}: {e}") from None
         # Mid-fit checkpoints live beside the store (a checkpoint depends only on its cell);
         # an absolute path, as cluster workers may run elsewhere (on a shared file system).
         checkpoints = CheckpointDir(store_file.parent.resolve() / "checkpoints",
@@ -266,10 +266,11 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
             executor = make_executor(jobs, scheduler, config.timeout)
         except (ValueError, RuntimeError, OSError) as e:
             raise UserError(f"--scheduler {scheduler}: {e}") from None
+        active = checkpoints if checkpoint_every > 0 else None
         try:
             kwargs = {}
-            if checkpoint_every > 0:
-                kwargs["checkpoints"] = checkpoints
+            if active is not None:
+                kwargs["checkpoints"] = active
             if scheduler:
                 # Workers fetch what their cache lacks, from the same place as this process.
                 source = mirror or os.environ.get("MCBOOST_MIRROR")
@@ -280,7 +281,7 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
             summary = run_cells(cells, store, work, executor, retry_failed=retry_failed,
                                 timeout=config.timeout, config_hash=config_hash(config),
                                 progress="quiet" if quiet else "auto",
-                                checkpoints=checkpoints if checkpoint_every > 0 else None)
+                                checkpoints=active)
         finally:
             executor.shutdown(cancel_pending=True)
         text, paths = _render(shown, expand(shown), store, out_dir)

@@ -63,9 +63,7 @@ class FitCheckpoint:
         try:
             with open(self.path, "rb") as fh:
                 payload = pickle.load(fh)
-        except FileNotFoundError:
-            return None
-        except Exception:    # a torn or foreign file: start afresh (it is overwritten later)
+        except Exception:    # none yet, or a torn or foreign file: start afresh
             return None
         if (not isinstance(payload, dict) or payload.get("format") != FORMAT
                 or payload.get("fingerprint") != fingerprint):
@@ -92,9 +90,6 @@ class FitCheckpoint:
             os.fsync(fh.fileno())
         os.replace(tmp, self.path)
         self._last = time.perf_counter()
-
-    def discard(self) -> None:
-        self.path.unlink(missing_ok=True)
 
 
 class CheckpointDir:

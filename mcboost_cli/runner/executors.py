@@ -15,7 +15,7 @@ Map of the module
     a local cluster of worker processes): the path for grids that outgrow one machine.
 
 All executors have the same interface: ``imap_unordered(fn, items)`` yields ``(item, result)``
-pairs as they complete, ``shutdown(cancel_pending=True)`` stops, and both are context managers.
+pairs as they complete, ``shutdown(cancel_pending=True)`` stops, and all are context managers.
 Items are cells (they have a ``key``) and ``fn`` returns a ``CellResult``; ``fn`` is normally
 ``functools.partial(run_guarded, work_fn, timeout=...)`` with a picklable top-level ``work_fn``.
 
@@ -459,6 +459,14 @@ class DaskExecutor:
         self.shutdown(cancel_pending=exc_type is not None)
 
 
+def check_dask_timeout(scheduler: str | None, timeout: float | None) -> None:
+    """ValueError if a cell timeout is asked of the dask executor, which cannot enforce it."""
+    if scheduler and timeout is not None:
+        raise ValueError("a cell timeout cannot be enforced on the dask executor (cells run "
+                         "in worker threads); remove 'timeout:' from the config or run "
+                         "without --scheduler")
+
+
 def make_executor(n_jobs: int | None, scheduler: str | None = None,
                   timeout: float | None = None):
     """The executor of a run.
@@ -467,11 +475,8 @@ def make_executor(n_jobs: int | None, scheduler: str | None = None,
     of a local cluster); it cannot enforce cell timeouts, so ``timeout`` with it is a
     ``ValueError``. Else ``SerialExecutor`` for ``n_jobs == 1`` and a
     ``LocalProcessExecutor(n_jobs)`` otherwise (``None`` means one job per CPU)."""
+    check_dask_timeout(scheduler, timeout)
     if scheduler:
-        if timeout is not None:
-            raise ValueError("a cell timeout cannot be enforced on the dask executor (cells run "
-                             "in worker threads); remove 'timeout:' from the config or run "
-                             "without --scheduler")
         return DaskExecutor(scheduler, n_jobs)
     if n_jobs == 1:
         return SerialExecutor()
