@@ -67,6 +67,29 @@ def main():
 
 # -- shared options ----------------------------------------------------------------------------
 
+_SOURCE_OPTION = click.option(
+    "--source", "sources", multiple=True, metavar="DATASET=SOURCE",
+    help="Take DATASET's rows from SOURCE: auto (default: the files, or an exact generator in "
+         "their place), files, or generator (which may be an in-distribution stand-in, e.g. "
+         "poker525k's test hands offline). Overrides the config's 'sources'; repeatable. "
+         "Such cells have keys of their own and their rows are marked in the tables.")
+
+
+def _with_source_options(config, sources):
+    """``config`` with the ``--source DATASET=SOURCE`` options applied."""
+    if not sources:
+        return config
+    from .runner.config import DATA_SOURCES, with_sources
+    mapping = {}
+    for text in sources:
+        name, sep, source = text.partition("=")
+        if not sep or not name.strip() or not source.strip():
+            raise UserError(f"--source {text}: expected DATASET=SOURCE with SOURCE one of "
+                            f"{', '.join(DATA_SOURCES)}, e.g. --source poker525k=generator")
+        mapping[name.strip()] = source.strip()
+    return with_sources(config, mapping)
+
+
 def _run_options(f):
     opts = [
         click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
@@ -112,6 +135,7 @@ def _run_options(f):
                           "(tcp://host:8786), or 'local' for a local cluster of --jobs worker "
                           "processes. Needs the 'cluster' extra (pip install "
                           "'mcboost-cli[cluster]'); workers fetch the datasets they lack."),
+        _SOURCE_OPTION,
         click.option("--checkpoint-every", type=click.FloatRange(min=0), default=EVERY_SECONDS,
                      show_default=True, metavar="SECONDS",
                      help="Save each running fit's state this often (under checkpoints/ beside "
@@ -160,7 +184,8 @@ def _load_datasets(config, mirror, offline):
     datasets, missing = {}, {}
     for name in config.datasets:
         try:
-            datasets[name] = load_dataset(name, mirror=mirror, offline=offline)
+            datasets[name] = load_dataset(name, mirror=mirror, offline=offline,
+                                          source=config.source_of(name) or None)
         except DatasetError as e:
             missing[name] = str(e).splitlines()[0]
             click.echo(f"warning: {name} is not run: {missing[name]}", err=True)
@@ -203,7 +228,7 @@ def _figures(config, planned, store, out_dir):
 def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, store_path,
              results_dir, export_splits, quiet, quick=False, import_results=None,
              only_datasets=None, only_algorithms=None, only_tables=None,
-             checkpoint_every=EVERY_SECONDS, scheduler=None):
+             checkpoint_every=EVERY_SECONDS, scheduler=None, sources=()):
     from functools import partial
 
     from .runner.checkpoint import CheckpointDir
@@ -216,6 +241,7 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
 
     from .runner.config import narrow
     _sigterm_as_interrupt()
+    config = _with_source_options(config, sources)
     full = config
     config = narrow(config, _names(only_datasets), _names(only_algorithms),
                     _names(only_tables))
@@ -345,11 +371,12 @@ def _names(text):
 @click.option("--results-dir", type=click.Path(file_okay=False), default=None,
               help="Where tables are written (default: results/<experiment>).")
 @click.option("--quick", is_flag=True, help="The tables of the --quick run.")
-def report(config_file, store_path, results_dir, quick):
+@_SOURCE_OPTION
+def report(config_file, store_path, results_dir, quick, sources):
     """Re-render CONFIG's tables (and figures) from the result store (also mid-run)."""
     from .runner.plan import expand
 
-    config = _load(config_file, quick)
+    config = _with_source_options(_load(config_file, quick), sources)
     planned = expand(config)
     store_file, out_dir = _paths(config, store_path, results_dir)
     if not store_file.exists():
@@ -371,7 +398,8 @@ def report(config_file, store_path, results_dir, quick):
               help="Only sample cells whose recorded fit took at most this long.")
 @click.option("--mirror", default=None, metavar="URL|DIR", help="Dataset mirror.")
 @click.option("--offline", is_flag=True, help="Never use the network.")
-def recheck(config_file, cells_file, n_sample, max_seconds, mirror, offline):
+@_SOURCE_OPTION
+def recheck(config_file, cells_file, n_sample, max_seconds, mirror, offline, sources):
     """Re-run a fixed sample of CONFIG's committed cells; exit 1 if any number differs.
 
     Every re-run cell must reproduce its reported round, its number of rounds and its
@@ -382,7 +410,7 @@ def recheck(config_file, cells_file, n_sample, max_seconds, mirror, offline):
     from .runner.reference import read_cells, recheck as _recheck, sample_cells
     from .runner.work import run_cell
 
-    config = load_config(config_file)
+    config = _with_source_options(load_config(config_file), sources)
     path = Path(cells_file) if cells_file else _paths(config, None, None)[1] / "cells.csv"
     frame = read_cells(path)
     plan_keys = {pc.cell.key for pc in expand(config)}

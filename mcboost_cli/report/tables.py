@@ -152,9 +152,16 @@ def wide_tables(config, summary: pd.DataFrame, table=None) -> dict[float, pd.Dat
             for label in labels:
                 paper[label] = wide[label]
             wide = paper
+        # Rows from another source than the catalog default say so (the note names it).
+        wide.index = [f"{d} [{_source_of(config, d)}]" if _source_of(config, d) else d
+                      for d in wide.index]
         wide.index.name = "dataset"
         out[rate] = wide
     return out
+
+
+def _source_of(config, dataset) -> str:
+    return config.source_of(dataset) if hasattr(config, "source_of") else ""
 
 
 def agreement_lines(config, summary: pd.DataFrame) -> dict[str, str]:
@@ -283,6 +290,9 @@ def _table_csv(config, table, part: pd.DataFrame) -> str:
                 "published_std", "status", "confidence", "delta", "tolerance", "agrees"]
         df = df.merge(comp[[c for c in keep if c in comp.columns]],
                       on=["dataset", "noise_rate", "algorithm"], how="left")
+    if getattr(config, "sources", ()):
+        df.insert(list(df.columns).index("dataset") + 1, "data_source",
+                  df["dataset"].map(lambda d: _source_of(config, d)))
     if config.is_quick:
         df.insert(0, "budget", "quick")
     return df.to_csv(index=False, float_format="%.6f")

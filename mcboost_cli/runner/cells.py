@@ -1,4 +1,5 @@
-"""A cell is one fit: (dataset, protocol, fold, noise rate, seed, algorithm, hyper-parameters).
+"""A cell is one fit: (dataset, protocol, fold, noise rate, seed, algorithm, hyper-parameters,
+and where the dataset's rows come from when that is not the catalog's default).
 
 Cells are plain, hashable, picklable values. Their ``key`` is a hash of the canonical JSON form
 plus the algorithm's version, so the same fit has the same key in every run, process and machine,
@@ -33,11 +34,16 @@ class Cell:
     params: tuple[tuple[str, Any], ...]
     label: str = field(default="", compare=False)   # display column; not part of the key
     grid_id: str = field(default="", compare=False)  # which config entry / grid it belongs to
+    # Where the rows come from (``load_dataset``'s ``source``): "" is the catalog default (the
+    # files, or an exact generator in their place); "generator" may be an in-distribution
+    # stand-in, whose fits are other fits than those on the files, so it is part of the key.
+    data_source: str = ""
 
     def identity(self) -> dict:
         """The canonical form the key is hashed from (the experiment name is not in it, so
-        two experiments that share a fit share its result)."""
-        return {
+        two experiments that share a fit share its result). ``data_source`` appears only when
+        set, so the keys of default-source cells are those of mcboost versions without it."""
+        out = {
             "dataset": self.dataset,
             "protocol": self.protocol,
             "fold": int(self.fold),
@@ -47,6 +53,9 @@ class Cell:
             "algorithm_version": self.algorithm_version,
             "params": {k: v for k, v in self.params},
         }
+        if self.data_source:
+            out["data_source"] = self.data_source
+        return out
 
     @property
     def key(self) -> str:
@@ -69,12 +78,13 @@ class Cell:
             fold=d["fold"], noise_rate=d["noise_rate"], seed=d["seed"],
             algorithm=d["algorithm"], algorithm_version=d["algorithm_version"],
             params=tuple(sorted(d["params"].items())), label=d.get("label", ""),
-            grid_id=d.get("grid_id", ""),
+            grid_id=d.get("grid_id", ""), data_source=d.get("data_source", ""),
         )
 
     def describe(self) -> str:
         ps = ",".join(f"{k}={v}" for k, v in self.params)
-        return (f"{self.dataset} fold {self.fold} noise {self.noise_rate:g} seed {self.seed} "
+        source = f" [{self.data_source}]" if self.data_source else ""
+        return (f"{self.dataset}{source} fold {self.fold} noise {self.noise_rate:g} seed {self.seed} "
                 f"{self.algorithm}({ps})")
 
 

@@ -32,7 +32,12 @@ TOP_KEYS = {
     "tables": "list of tables, each with its own algorithm entries",
     "quick": "the reduced budget of --quick: datasets, folds, max_rounds",
     "figures": "list of figures drawn from the per-round curves",
+    "sources": "where some datasets' rows come from: dataset -> auto, files or generator "
+               "(default auto: the files, or an exact generator in their place)",
 }
+# Values of ``sources`` (``load_dataset``'s ``source``). "auto" is the default and is not
+# stored: cells of default-source datasets keep the keys they had before ``sources`` existed.
+DATA_SOURCES = ("auto", "files", "generator")
 FIGURE_KEYS = {
     "id": "figure name; its files are <id>.png, <id>.svg, <id>.csv",
     "kind": "phase_curves (training and test error per round, Phase I / II marked)",
@@ -169,6 +174,11 @@ class ExperimentConfig:
     max_rounds: int | None = None   # cap on every entry's n_rounds (the --quick budget)
     notes: tuple[str, ...] = ()     # printed under every table (e.g. datasets not run)
     figures: tuple[FigureSpec, ...] = ()
+    sources: tuple[tuple[str, str], ...] = ()   # (dataset, "files" | "generator"), non-default
+
+    def source_of(self, dataset: str) -> str:
+        """Where ``dataset``'s rows come from: "files", "generator", or "" (the default)."""
+        return dict(self.sources).get(dataset, "")
 
     @property
     def algorithms(self) -> tuple[AlgorithmEntry, ...]:
@@ -275,12 +285,64 @@ def validate_config(data: Any, path: str, text: str = "", *, known_datasets=None
     quick = _quick(path, data.get("quick"), datasets, all_folds) if "quick" in data else None
     figures = _figures(path, data.get("figures", []), tables, all_folds)
 
-    return ExperimentConfig(
+    config = ExperimentConfig(
         path=path, experiment=experiment, title=title, datasets=tuple(datasets),
         folds=tuple(folds), seeds=tuple(seeds), noise_rates=tuple(rates),
         timeout=float(timeout) if timeout is not None else None, tables=tuple(tables),
         text=text, quick=quick, figures=tuple(figures),
     )
+    if "sources" in data:
+        raw = data["sources"]
+        if not isinstance(raw, dict) or not raw:
+            raise _err(path, "sources", f"{raw!r} is not valid; expected a mapping of dataset "
+                                        f"name -> {', '.join(DATA_SOURCES)}")
+        config = with_sources(config, raw, lambda name, src: f"{path}: sources.{name}")
+    return config
+
+
+def with_sources(config: ExperimentConfig, sources: dict, where=None) -> ExperimentConfig:
+    """``config`` with some datasets' rows taken from another source (``sources``: dataset ->
+    auto, files or generator), each named in a note under every table. ``where(name,
+    source)`` names the setting in error messages (the config key or the command-line
+    option); the default names the option ``--source``."""
+    where = where or (lambda name, src: f"--source {name}={src}")
+    from ..datasets import get_spec
+    current = dict(config.sources)
+    for name, source in sources.items():
+        at = where(name, source)
+        if name not in config.datasets:
+            raise UserError(f"{at}: {name!r} is not one of this config's datasets: "
+                            f"{', '.join(config.datasets)}")
+        if source not in DATA_SOURCES:
+            raise UserError(f"{at}: {source!r} is not valid; expected one of "
+                            f"{', '.join(DATA_SOURCES)}")
+        spec = get_spec(name)
+        gen = spec.generator or (get_spec(spec.derived.base).generator
+                                 if spec.derived is not None else None)
+        if source == "generator" and spec.source != "generator" and gen is None:
+            raise UserError(f"{at}: {name!r} has no generator; its files are its "
+                            f"only source (use auto or files)")
+        if source == "files" and spec.source == "generator":
+            raise UserError(f"{at}: {name!r} is generated and has no files (use "
+                            f"auto or generator)")
+        if source == "auto":
+            current.pop(name, None)
+        else:
+            current[name] = source
+    kept = tuple(n for n in config.notes if not n.startswith(_SOURCE_NOTE))
+    pairs = tuple((d, current[d]) for d in config.datasets if d in current)
+    notes = tuple(f"{_SOURCE_NOTE} {d}: {_SOURCE_TEXT[s]} (rows marked [{s}])."
+                  for d, s in pairs)
+    return replace(config, sources=pairs, notes=kept + notes)
+
+
+_SOURCE_NOTE = "Data source of"
+_SOURCE_TEXT = {
+    "files": "the archive's files only (no generator stands in for them)",
+    "generator": "the catalog's generator, not the archive's files; an in-distribution "
+                 "generator draws other rows than the files hold, so these numbers estimate, "
+                 "not repeat, the published ones",
+}
 
 
 def _protocols(path, keypath, value, datasets, split_datasets, base) -> dict:
@@ -523,9 +585,10 @@ def quick_variant(config: ExperimentConfig) -> ExperimentConfig:
         if keep:
             tables.append(replace(t, datasets=keep, title=f"{QUICK_LABEL}: {t.title}",
                                   protocols={d: t.protocols[d] for d in keep}))
-    return replace(config, datasets=datasets, folds=q.folds or config.folds,
-                   tables=tuple(tables), is_quick=True, max_rounds=q.max_rounds,
-                   title=f"{QUICK_LABEL}: {config.title} ({q.describe()})")
+    quick = replace(config, datasets=datasets, folds=q.folds or config.folds,
+                    tables=tuple(tables), is_quick=True, max_rounds=q.max_rounds,
+                    title=f"{QUICK_LABEL}: {config.title} ({q.describe()})")
+    return with_sources(quick, {})   # only the kept datasets' source notes
 
 
 def narrow(config: ExperimentConfig, datasets=None, algorithms=None,
@@ -568,4 +631,4 @@ def narrow(config: ExperimentConfig, datasets=None, algorithms=None,
             if entries:
                 tables.append(replace(t, algorithms=entries))
         config = replace(config, tables=tuple(tables))
-    return config
+    return with_sources(config, {})    # only the kept datasets' source notes

@@ -54,6 +54,7 @@ def expand(config: ExperimentConfig) -> list[PlannedCell]:
                                     algorithm_version=cls.version,
                                     params=full_params(entry.algorithm, point),
                                     label=entry.label, grid_id=f"{table.id}:{e}:{g}",
+                                    data_source=config.source_of(dataset),
                                 )
                                 out.append(PlannedCell(cell, e, g, ti))
     return out

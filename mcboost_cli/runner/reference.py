@@ -28,7 +28,7 @@ from .cells import DONE, Cell, CellResult, canonical_json
 
 # Identity columns (the cell key is a hash of them) and the numbers a re-run must reproduce.
 IDENTITY = ("key", "dataset", "protocol", "fold", "noise_rate", "seed", "algorithm",
-            "algorithm_version", "params")
+            "algorithm_version", "params", "data_source")
 NUMBERS = ("selected_round", "n_rounds", "train_error", "valid_error", "test_error")
 FACTS = ("n_phase1_rounds", "round_rule", "stop_reason", "fit_seconds")
 CELL_COLUMNS = IDENTITY + NUMBERS + FACTS
@@ -44,6 +44,7 @@ def cells_frame(results: pd.DataFrame) -> pd.DataFrame:
             "key": r.key, "dataset": r.dataset, "protocol": r.protocol, "fold": int(r.fold),
             "noise_rate": float(r.noise_rate), "seed": int(r.seed), "algorithm": r.algorithm,
             "algorithm_version": r.algorithm_version, "params": canonical_json(r.params),
+            "data_source": r.data_source,
             "selected_round": _int_or_none(r.selected_round),
             "n_rounds": _int_or_none(r.n_rounds),
             "train_error": _float_text(r.train_error), "valid_error": _float_text(r.valid_error),
@@ -93,6 +94,10 @@ def read_cells(path) -> pd.DataFrame:
         raise UserError(f"{path}: not a per-cell results file ({type(e).__name__}); expected "
                         f"the CSV written by `mcboost run` with columns "
                         f"{', '.join(CELL_COLUMNS)}") from None
+    if "data_source" not in df.columns:
+        # Files of mcboost versions before --source: every row has the default source.
+        df.insert(list(df.columns).index("params") + 1 if "params" in df.columns else 0,
+                  "data_source", "")
     missing = [c for c in CELL_COLUMNS if c not in df.columns]
     if missing:
         raise UserError(f"{path}: missing columns {', '.join(missing)}; expected the CSV "
@@ -107,7 +112,7 @@ def cell_of(row, experiment: str) -> Cell:
                 fold=int(row["fold"]), noise_rate=float(row["noise_rate"]),
                 seed=int(row["seed"]), algorithm=row["algorithm"],
                 algorithm_version=row["algorithm_version"],
-                params=tuple(sorted(params.items())))
+                params=tuple(sorted(params.items())), data_source=row["data_source"])
     if cell.key != row["key"]:
         raise UserError(f"cell {row['key']}: its columns hash to {cell.key}; the row was "
                         "edited or written by another mcboost version")

@@ -408,7 +408,8 @@ class ResultStore:
         Returns
         -------
         pandas.DataFrame
-            Columns as in ``COLUMNS`` (without ``curves`` unless ``with_curves``); ``params``,
+            Columns as in ``COLUMNS`` (without ``curves`` unless ``with_curves``) and
+            ``data_source`` (from the cell's JSON; "" for the catalog default); ``params``,
             ``extra`` and ``versions`` parsed to dicts; ``selected_round`` and ``n_rounds`` as
             nullable integers. Rows are sorted by dataset, protocol, noise rate, seed, fold,
             algorithm and key, so the frame does not depend on the order cells finished in.
@@ -443,6 +444,8 @@ class ResultStore:
             data[col] = np.array([np.nan if v is None else v for v in data[col]],
                                  dtype=np.float64)
         df = pd.DataFrame(data, columns=columns)
+        # Where the rows came from ("" = the catalog default) is kept in the cell's JSON only.
+        df["data_source"] = [json.loads(c).get("data_source", "") for c in data["cell"]]
         df = df.sort_values(["dataset", "protocol", "noise_rate", "seed", "fold", "algorithm",
                              "key"], kind="stable")
         return df.reset_index(drop=True)

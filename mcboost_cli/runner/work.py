@@ -23,17 +23,17 @@ from .cells import DONE, Cell, CellResult
 
 
 @lru_cache(maxsize=4)
-def _dataset(name: str, fetch: bool = False, mirror: str | None = None):
+def _dataset(name: str, fetch: bool = False, mirror: str | None = None, source: str = ""):
     from ..datasets import load_dataset
     # Local workers: the coordinating process fetched every dataset before starting, so they
     # read the cache. Cluster workers may have a cache of their own: they fetch (verified).
-    return load_dataset(name, mirror=mirror, offline=not fetch)
+    return load_dataset(name, mirror=mirror, offline=not fetch, source=source or None)
 
 
 @lru_cache(maxsize=8)
 def _fold(dataset: str, protocol: str, seed: int, fold: int, max_bins: int,
-          fetch: bool = False, mirror: str | None = None):
-    ds = _dataset(dataset, fetch, mirror)
+          fetch: bool = False, mirror: str | None = None, source: str = ""):
+    ds = _dataset(dataset, fetch, mirror, source)
     split = make_split(protocol, ds.n_samples, dataset, seed, fold, ds.test_mask)
     mapper = BinMapper(max_bins=max_bins, categorical=ds.categorical).fit(ds.X[split.train])
     binned = {part: Binned(mapper.transform(ds.X[getattr(split, part)]), mapper)
@@ -74,10 +74,10 @@ def run_cell(cell: Cell, checkpoints=None, fetch: bool = False,
     a dataset missing from this process's cache (from ``mirror`` if given), as cluster
     workers must; otherwise the cache must hold it."""
     t0 = time.perf_counter()
-    ds = _dataset(cell.dataset, fetch, mirror)
+    ds = _dataset(cell.dataset, fetch, mirror, cell.data_source)
     params = cell.params_dict
     split, binned = _fold(cell.dataset, cell.protocol, cell.seed, cell.fold,
-                          int(params.get("max_bins", 255)), fetch, mirror)
+                          int(params.get("max_bins", 255)), fetch, mirror, cell.data_source)
     y = ds.y
     trval = np.concatenate([split.train, split.valid])
     y_noisy, flipped = noisy_labels(y, trval, cell.noise_rate, ds.n_classes,
