@@ -204,6 +204,33 @@ def test_compare_leaves_missing_and_not_reported_cells_uncounted(comparison):
     assert comparison.n_published_only == 21 - 4 - 6
 
 
+def test_rows_from_another_data_source_are_listed_but_not_counted(table2, comparison):
+    # The same numbers, but poker525k's rows come from a stand-in: shown beside the paper,
+    # left out of the counts, the largest differences and "no result of ours yet".
+    ours = pd.DataFrame([{"dataset": r.dataset, "noise_rate": r.noise_rate,
+                          "algorithm": r.algorithm, "mean": r.ours_mean, "std": r.ours_std,
+                          "n": r.n} for r in comparison.rows.itertuples()])
+    why = "rows from source 'generator', not the paper's data"
+    other = compare(ours, table2, DATASETS, ALGORITHMS_MAP, [0.0],
+                    not_compared={"poker525k": why, "vowel": why, "not-a-row": "ignored"})
+    row = _row(other, "poker525k", "DMC")
+    assert row["ours_mean"] == pytest.approx(42.39) and row["published_printed"] == "30.09"
+    assert pd.isna(row["agrees"]) and math.isnan(row["delta"])
+    assert other.n_compared == comparison.n_compared - 1
+    assert other.n_agree == comparison.n_agree                 # poker525k/DMC disagreed
+    assert ("poker525k", 0.0, "DMC") not in [(d, r, a) for d, r, a, _ in other.largest]
+    # poker525k's other published cells (without results) no longer count as missing ours.
+    poker_missing = ((comparison.rows["dataset"] == "poker525k")
+                     & (comparison.rows["status"] == "ok")
+                     & comparison.rows["ours_mean"].isna()).sum()
+    assert poker_missing > 0
+    assert other.n_published_only == comparison.n_published_only - poker_missing
+    # vowel is not in the paper: nothing to leave out, so the line does not name it.
+    assert other.not_compared == (("poker525k", why),)
+    assert other.summary_line().endswith(f"; not counted: poker525k ({why}).")
+    assert "not counted" not in comparison.summary_line()
+
+
 def test_largest_differences_descending_and_summary_line(comparison):
     assert [(d, a) for d, _, a, _ in comparison.largest] == [
         ("poker525k", "DMC"), ("cnae9", "SAMME"), ("abalone", "DMC")]

@@ -705,6 +705,9 @@ class Comparison:
         Compared cells whose published confidence is medium or low.
     n_published_only : int
         Published numbers in the comparison for which we have no result yet.
+    not_compared : tuple of (str, str)
+        ``(dataset, reason)`` for rows shown beside the paper but left out of every count
+        (e.g. rows computed from another data source than the paper's).
     """
 
     table: PublishedTable
@@ -714,6 +717,7 @@ class Comparison:
     largest: list[tuple[str, float, str, float]]
     n_flagged: int = 0
     n_published_only: int = 0
+    not_compared: tuple[tuple[str, str], ...] = ()
 
     def summary_line(self) -> str:
         """One sentence: how many cells agree, the largest differences, flagged cells."""
@@ -740,6 +744,8 @@ class Comparison:
             text += (f"; {self.n_published_only} published "
                      + ("number has" if self.n_published_only == 1 else "numbers have")
                      + " no result of ours yet")
+        if self.not_compared:
+            text += "; not counted: " + ", ".join(f"{d} ({why})" for d, why in self.not_compared)
         return text + "."
 
 
@@ -762,8 +768,8 @@ def _nan_if_none(value) -> float:
 
 
 def compare(ours: pd.DataFrame, table: PublishedTable, datasets: Sequence[str],
-            algorithms_map: Mapping[str, str | None], noise_rates: Sequence[float]
-            ) -> Comparison:
+            algorithms_map: Mapping[str, str | None], noise_rates: Sequence[float],
+            not_compared: Mapping[str, str] | None = None) -> Comparison:
     """Put our results beside a published table and count agreement.
 
     Parameters
@@ -779,6 +785,10 @@ def compare(ours: pd.DataFrame, table: PublishedTable, datasets: Sequence[str],
         Our column label -> the paper's column name, or None for a column the paper lacks;
         its order is the display order.
     noise_rates : sequence of float
+    not_compared : mapping of str to str, optional
+        Dataset -> why its rows must not count (e.g. "rows from source 'generator', not the
+        paper's"). Both numbers are still listed, but with no delta and no agreement, and
+        the summary line names the dataset and the reason.
 
     Returns
     -------
@@ -796,6 +806,7 @@ def compare(ours: pd.DataFrame, table: PublishedTable, datasets: Sequence[str],
             raise UserError(f"{label}: {paper_algorithm!r} is not a column of {table.ref}; its "
                             f"columns: {', '.join(table.algorithms)}")
     lookup = _ours_lookup(ours)
+    not_compared = {d: why for d, why in (not_compared or {}).items() if d in datasets}
     records = []
     for rate in noise_rates:
         for dataset in datasets:
@@ -810,7 +821,8 @@ def compare(ours: pd.DataFrame, table: PublishedTable, datasets: Sequence[str],
                           else table.absent_status(dataset, rate, paper_algorithm))
                 published_mean = table.error_mean(cell)
                 comparable = (status == "ok" and not math.isnan(ours_mean)
-                              and not math.isnan(published_mean))
+                              and not math.isnan(published_mean)
+                              and dataset not in not_compared)
                 delta = ours_mean - published_mean if comparable else math.nan
                 cell_tolerance = tolerance(cell) if status == "ok" else math.nan
                 records.append({
@@ -832,12 +844,16 @@ def compare(ours: pd.DataFrame, table: PublishedTable, datasets: Sequence[str],
     # sorted() is stable, so equal differences keep the table's order.
     by_size = sorted(compared.itertuples(index=False), key=lambda r: -abs(r.delta))
     largest = [(r.dataset, r.noise_rate, r.algorithm, float(r.delta)) for r in by_size[:3]]
-    published_only = rows[(rows["status"] == "ok") & rows["ours_mean"].isna()]
+    published_only = rows[(rows["status"] == "ok") & rows["ours_mean"].isna()
+                          & ~rows["dataset"].isin(list(not_compared))]
     return Comparison(
         table=table, rows=rows, n_compared=len(compared),
         n_agree=int(compared["agrees"].sum()), largest=largest,
         n_flagged=int((compared["flag"] != "").sum()),
-        n_published_only=len(published_only))
+        n_published_only=len(published_only),
+        # Named only where the paper has a number the row would have been compared with.
+        not_compared=tuple((d, not_compared[d]) for d in datasets if d in not_compared
+                           and (rows.loc[rows["dataset"] == d, "status"] == "ok").any()))
 
 
 def _ours_text(row) -> str:

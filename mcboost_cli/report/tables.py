@@ -116,15 +116,20 @@ def _published(table):
     return load_published(table.published)
 
 
-def _comparison(table, summary_t: pd.DataFrame, published, noise_rates):
+def _comparison(config, table, summary_t: pd.DataFrame, published):
     """Compare only complete cells (every planned fold and grid point done): a partial mean
-    is shown in the table (marked †) but does not count as agreeing or not."""
+    is shown in the table (marked †) but does not count as agreeing or not. Nor do rows taken
+    from another data source than the catalog default (``--source``): they are not the
+    paper's rows."""
     from .published import compare
     summary_t = summary_t.copy()
     summary_t.loc[~summary_t["complete"].astype(bool), ["mean", "std"]] = np.nan
     amap = {e.label: (e.label if e.label in published.algorithms else None)
             for e in table.algorithms}
-    return compare(summary_t, published, list(table.datasets), amap, list(noise_rates))
+    other_source = {d: f"rows from source '{_source_of(config, d)}', not the paper's data"
+                    for d in table.datasets if _source_of(config, d)}
+    return compare(summary_t, published, list(table.datasets), amap, list(config.noise_rates),
+                   not_compared=other_source)
 
 
 def wide_tables(config, summary: pd.DataFrame, table=None) -> dict[float, pd.DataFrame]:
@@ -142,7 +147,7 @@ def wide_tables(config, summary: pd.DataFrame, table=None) -> dict[float, pd.Dat
         published = _published(table)
         if published is not None:
             from .published import side_by_side
-            comp = _comparison(table, part_t, published, config.noise_rates)
+            comp = _comparison(config, table, part_t, published)
             paper = side_by_side(comp, list(table.datasets), labels, rate)
             cols = []
             for label in labels:
@@ -170,8 +175,8 @@ def agreement_lines(config, summary: pd.DataFrame) -> dict[str, str]:
     for table in config.tables:
         published = _published(table)
         if published is not None:
-            comp = _comparison(table, summary[summary["table"] == table.id], published,
-                               config.noise_rates)
+            comp = _comparison(config, table, summary[summary["table"] == table.id],
+                               published)
             out[table.id] = comp.summary_line()
     return out
 
@@ -285,7 +290,7 @@ def _table_csv(config, table, part: pd.DataFrame) -> str:
     published = _published(table)
     df = part.drop(columns=["table"])
     if published is not None:
-        comp = _comparison(table, part, published, config.noise_rates).rows
+        comp = _comparison(config, table, part, published).rows
         keep = ["dataset", "noise_rate", "algorithm", "published_printed", "published_mean",
                 "published_std", "status", "confidence", "delta", "tolerance", "agrees"]
         df = df.merge(comp[[c for c in keep if c in comp.columns]],
