@@ -239,7 +239,7 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
 
     from dataclasses import replace
 
-    from .runner.config import narrow
+    from .runner.config import SOURCE_NOTE, narrow
     _sigterm_as_interrupt()
     config = _with_source_options(config, sources)
     full = config
@@ -250,8 +250,11 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
     # --tables / --datasets / --algorithms narrow what runs; the tables still show the whole config
     # (from the store), without the datasets that could not be had.
     missing = set(_names(only_datasets) or full.datasets) - set(datasets)
-    shown = replace(narrow(full, [d for d in full.datasets if d not in missing]),
-                    notes=config.notes)
+    shown = narrow(full, [d for d in full.datasets if d not in missing])
+    # The shown datasets' notes (their data sources among them, even where --datasets ran
+    # others), then what loading added ("Not run: ...").
+    shown = replace(shown, notes=shown.notes + tuple(
+        n for n in config.notes if n not in shown.notes and not n.startswith(SOURCE_NOTE)))
     planned = expand(config)
     cells = [pc.cell for pc in planned]
     if export_splits:

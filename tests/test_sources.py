@@ -152,6 +152,12 @@ def test_run_with_source_end_to_end(tmp_path, uci_mirror, monkeypatch):
     for col in ("selected_round", "train_error", "valid_error", "test_error"):
         assert bs.loc["", col] == bs.loc["generator", col]
     assert (out / "results.csv").read_text().splitlines()[0].count("data_source") == 1
+    # --datasets narrows what runs, not what the tables show: the other rows keep their note.
+    r = invoke(["run", str(cfg), "-j", "1", "-q", "--source", "balance-scale=generator",
+                "--datasets", "car"], tmp_path)
+    assert r.exit_code == 0, r.output
+    assert "balance-scale [generator]" in r.stdout and "Data source of balance-scale" in r.stdout
+    assert "Data source of balance-scale" in (out / "results.md").read_text()
     # report and recheck take the option too; without it, report shows the files' row.
     r = invoke(["report", str(cfg), "--source", "balance-scale=generator"], tmp_path)
     assert r.exit_code == 0 and "balance-scale [generator]" in r.stdout
