@@ -239,7 +239,7 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
 
     from dataclasses import replace
 
-    from .runner.config import SOURCE_NOTE, narrow
+    from .runner.config import narrow
     _sigterm_as_interrupt()
     config = _with_source_options(config, sources)
     full = config
@@ -253,8 +253,8 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
     shown = narrow(full, [d for d in full.datasets if d not in missing])
     # The shown datasets' notes (their data sources among them, even where --datasets ran
     # others), then what loading added ("Not run: ...").
-    shown = replace(shown, notes=shown.notes + tuple(
-        n for n in config.notes if n not in shown.notes and not n.startswith(SOURCE_NOTE)))
+    shown = replace(shown, notes=shown.notes + tuple(n for n in config.notes
+                                                     if n not in shown.notes))
     planned = expand(config)
     cells = [pc.cell for pc in planned]
     if export_splits:

@@ -329,14 +329,14 @@ def with_sources(config: ExperimentConfig, sources: dict, where=None) -> Experim
             current.pop(name, None)
         else:
             current[name] = source
-    kept = tuple(n for n in config.notes if not n.startswith(SOURCE_NOTE))
+    kept = tuple(n for n in config.notes if not n.startswith(_SOURCE_NOTE))
     pairs = tuple((d, current[d]) for d in config.datasets if d in current)
-    notes = tuple(f"{SOURCE_NOTE} {d}: {_SOURCE_TEXT[s]} (rows marked [{s}])."
+    notes = tuple(f"{_SOURCE_NOTE} {d}: {_SOURCE_TEXT[s]} (rows marked [{s}])."
                   for d, s in pairs)
     return replace(config, sources=pairs, notes=kept + notes)
 
 
-SOURCE_NOTE = "Data source of"
+_SOURCE_NOTE = "Data source of"
 _SOURCE_TEXT = {
     "files": "the archive's files only (no generator stands in for them)",
     "generator": "the catalog's generator, not the archive's files; an in-distribution "
