@@ -5,6 +5,8 @@ SIGKILL, in test_cli.py."""
 from __future__ import annotations
 
 import pickle
+import threading
+import time
 
 import numpy as np
 
@@ -26,6 +28,51 @@ def test_save_then_load_round_trips_and_leaves_no_temporary_file(tmp_path):
     np.testing.assert_array_equal(got["scores"][0], state["scores"][0])
     assert again.seconds_before >= 0.0
     assert again.elapsed() >= again.seconds_before
+
+
+def _cpu_work():
+    """A fixed amount of CPU work (its CPU time does not depend on the machine's load)."""
+    acc = 0
+    for i in range(2_000_000):
+        acc += i * i
+    return acc
+
+
+def test_cpu_time_counts_the_fit_thread_only_and_carries_over_a_resume(tmp_path):
+    p = tmp_path / "x.ckpt"
+    ck = FitCheckpoint(p, every_seconds=0)
+    # Sleeping costs the fit no CPU time, though its wall-clock time grows.
+    wall0, cpu0 = ck.elapsed(), ck.elapsed_cpu()
+    time.sleep(0.2)
+    assert ck.elapsed() - wall0 >= 0.2 and ck.elapsed_cpu() - cpu0 < 0.05
+    # Another thread's work (a Dask worker's other fit) does not count; the fit's own does.
+    cpu1 = ck.elapsed_cpu()
+    other = threading.Thread(target=_cpu_work)
+    other.start()
+    other.join()
+    cpu2 = ck.elapsed_cpu()
+    _cpu_work()
+    cpu3 = ck.elapsed_cpu()
+    assert cpu2 - cpu1 < 0.5 * (cpu3 - cpu2)
+    assert cpu3 <= ck.elapsed()
+    ck.save("fp", {"kept": 4})
+    again = FitCheckpoint(p)
+    again.load("fp")
+    assert again.cpu_before >= cpu3 and again.elapsed_cpu() >= again.cpu_before
+
+
+def test_a_checkpoint_without_cpu_time_leaves_it_unknown(tmp_path):
+    # Files of mcboost versions that did not record the CPU time still resume the fit.
+    p = tmp_path / "x.ckpt"
+    p.write_bytes(pickle.dumps({"format": FORMAT, "fingerprint": "fp", "seconds": 12.5,
+                                "state": {"kept": 2}}))
+    ck = FitCheckpoint(p, every_seconds=0)
+    assert ck.load("fp") == {"kept": 2} and ck.seconds_before == 12.5
+    assert ck.cpu_before is None and ck.elapsed_cpu() is None
+    ck.save("fp", {"kept": 3})
+    again = FitCheckpoint(p)
+    again.load("fp")
+    assert again.elapsed_cpu() is None and again.seconds_before >= 12.5
 
 
 def test_foreign_torn_or_old_files_are_ignored(tmp_path):

@@ -32,7 +32,7 @@ from mcboost_cli.runner.progress import Progress, format_seconds
 from mcboost_cli.runner.store import ResultStore
 
 MARKERS = "MCBOOST_TEST_MARKERS"
-TIMINGS = ["fit_seconds", "wall_seconds", "finished_at"]
+TIMINGS = ["fit_seconds", "cpu_seconds", "wall_seconds", "finished_at"]
 
 
 def fake_work(cell: Cell) -> CellResult:
@@ -362,6 +362,9 @@ def test_dask_worker_death_fails_its_cell_and_the_run_goes_on(tmp_path, dask_loc
             _, result = store.get(cell.key)
             assert (result.status == DONE
                     or "the cluster could not run this cell" in result.traceback)
+        # The nanny restarts the dead worker; on a loaded machine the retry could otherwise
+        # reach the cluster before that worker is back and lose its cell with it again.
+        dask_local._client.wait_for_workers(2, timeout=120)
         retry = run_cells(cells[1:], store, fake_work, dask_local, retry_failed=True,
                           progress="quiet")
         assert retry.done == summary.failed - 1

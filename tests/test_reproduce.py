@@ -418,7 +418,7 @@ def _ref_results(by):
                                  train_error=1 / 3, valid_error=0.1 + 0.2, test_error=2 / 3,
                                  extra={"n_phase1_rounds": 3, "stop_reason": "max_rounds",
                                         "round_rule": "validation early stopping"},
-                                 fit_seconds=0.25)),
+                                 fit_seconds=0.25, cpu_seconds=0.125)),
         (by["car", 0, "MH"], done(by["car", 0, "MH"], selected_round=10, n_rounds=10,
                                   train_error=5e-324, valid_error=np.nextafter(0.1, 1.0),
                                   test_error=0.1 + 0.7,
@@ -477,6 +477,8 @@ def test_cells_frame_keeps_done_cells_and_floats_round_trip(ref):
         assert row["stop_reason"] == "max_rounds"
         assert row["n_phase1_rounds"] == str(res.extra.get("n_phase1_rounds", ""))
         assert float(row["fit_seconds"]) == round(res.fit_seconds, 3)
+        assert row["cpu_seconds"] == ("" if res.cpu_seconds is None
+                                      else f"{res.cpu_seconds:.3f}")
     seg = back[back["dataset"] == "segmentation"].iloc[0]
     assert seg["protocol"] == "predefined" and seg["valid_error"] == ""
 
@@ -503,6 +505,18 @@ def test_read_cells_errors(tmp_path, ref):
     ref.frame.drop(columns=["test_error", "params"]).to_csv(bad, index=False)
     with pytest.raises(UserError, match="missing columns params, test_error"):
         read_cells(bad)
+
+
+def test_a_file_without_cpu_seconds_reads_as_unknown_cpu_time(tmp_path, ref):
+    # cells.csv files written before the CPU time was recorded lack the column.
+    old = tmp_path / "old.csv"
+    ref.frame.drop(columns=["cpu_seconds"]).to_csv(old, index=False)
+    back = read_cells(old)
+    assert list(back.columns) == list(CELL_COLUMNS) and (back["cpu_seconds"] == "").all()
+    with ResultStore(tmp_path / "fresh.sqlite") as store:
+        assert import_cells(store, back, ref.planned) == 4
+        got = store.get(ref.by["car", 0, "S"].key)[1]
+        assert got.cpu_seconds is None and got.fit_seconds == 0.25
 
 
 def test_import_cells_puts_exactly_the_missing_plan_rows(tmp_path, ref):
@@ -532,6 +546,7 @@ def test_import_cells_puts_exactly_the_missing_plan_rows(tmp_path, ref):
             assert (got.selected_round, got.n_rounds) == (want.selected_round, want.n_rounds)
             assert got.extra["imported"] is True
             assert got.extra.get("n_phase1_rounds") == want.extra.get("n_phase1_rounds")
+            assert got.cpu_seconds == want.cpu_seconds       # 0.125, or None where unknown
         assert store.frame()["config_hash"].isin(["", "hash1"]).all()
         # Importing again adds nothing.
         assert import_cells(store, frame, ref.planned) == 0
@@ -709,6 +724,10 @@ def test_tables_config_run_recheck_import(tmp_path, mirror_env):
     hold = cells[cells["protocol"] == "predefined_holdout"]
     assert len(hold) == 2 and (hold["valid_error"] != "").all()
     assert (cells.loc[cells["protocol"] == "five_fold", "valid_error"] != "").all()
+    # Every fit records its CPU time; one thread's CPU time cannot exceed the wall clock
+    # (both rounded to the millisecond).
+    cpu, wall = (pd.to_numeric(cells[c], errors="raise") for c in ("cpu_seconds", "fit_seconds"))
+    assert (cpu >= 0).all() and (cpu <= wall + 0.002).all()
 
     # Re-running a sample reproduces every number.
     r = invoke(["recheck", str(cfg), "--cells", str(out / "cells.csv"), "--sample", "4"],

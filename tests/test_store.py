@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +38,7 @@ def make_result(cell: Cell, n_rounds: int = 50) -> CellResult:
         test_error=curves["test"][best], n_rounds=n_rounds, curves=curves,
         extra={"stop": "max_rounds", "gamma": float(rng.random()), "sizes": [1, 2, 3]},
         fit_seconds=float(rng.random()), wall_seconds=float(rng.random()),
-        traceback=None, versions={"python": "3.11", "numpy": "2", "numba": "0.6",
+        cpu_seconds=float(rng.random()), traceback=None, versions={"python": "3.11", "numpy": "2", "numba": "0.6",
                                   "mcboost": "0.1"})
 
 
@@ -177,6 +178,30 @@ def test_newer_schema_is_user_error(tmp_path):
     conn.close()
     with pytest.raises(UserError, match="newer mcboost"):
         ResultStore(path)
+
+
+def test_schema_v1_store_is_migrated_in_place(tmp_path):
+    # A v1 store (before cpu_seconds) with one row: its columns are kept, cpu_seconds is
+    # unknown, the schema version is brought up to date and new rows store their CPU time.
+    path = tmp_path / "r.sqlite"
+    old, new = make_cell(0), make_cell(1)
+    with ResultStore(path) as s:
+        s.put(old, make_result(old))
+    with sqlite3.connect(path) as conn:
+        conn.execute("ALTER TABLE results DROP COLUMN cpu_seconds")
+        conn.execute("UPDATE mcboost_schema SET value = '1' WHERE name = 'schema_version'")
+    conn.close()
+    with ResultStore(path) as s:
+        got = s.get(old.key)[1]
+        assert got.cpu_seconds is None
+        assert replace(got, cpu_seconds=make_result(old).cpu_seconds) == make_result(old)
+        s.put(new, make_result(new))
+        assert s.get(new.key)[1] == make_result(new)
+        frame = s.frame()
+        assert frame["cpu_seconds"].isna().tolist() == [old.key == k for k in frame["key"]]
+        version = s._conn.execute(
+            "SELECT value FROM mcboost_schema WHERE name = 'schema_version'").fetchone()[0]
+        assert version == "2"
 
 
 def test_directory_is_user_error(tmp_path):

@@ -114,7 +114,11 @@ class CellResult:
     n_rounds: int | None = None
     curves: dict[str, list[float]] | None = None
     extra: dict[str, Any] | None = None        # algorithm-specific facts (e.g. stop reason)
-    fit_seconds: float | None = None
+    fit_seconds: float | None = None           # wall-clock time of the fit
     wall_seconds: float | None = None
     traceback: str | None = None
     versions: dict[str, str] | None = None
+    # CPU time of the fit's thread (what the fit costs when processes share the cores;
+    # fit_seconds then counts the waiting too). None where unknown: failed cells, and fits
+    # continued from a checkpoint written by an mcboost that did not record it.
+    cpu_seconds: float | None = None

@@ -11,8 +11,9 @@ Map of the module
 -----------------
 ``FitCheckpoint(path, every_seconds)``
     One fit's checkpoint file: ``load(fingerprint)``, ``due()``, ``save(fingerprint, state)``
-    (the interface ``BaseBoosting.fit`` expects), and ``seconds_before``, the fit time spent
-    before the state was saved (so a resumed cell reports its whole fit time).
+    (the interface ``BaseBoosting.fit`` expects), and ``seconds_before`` / ``cpu_before``, the
+    fit's wall-clock and CPU time before the state was saved (so a resumed cell reports its
+    whole fit time; ``elapsed()``, ``elapsed_cpu()``).
 ``CheckpointDir(root, every_seconds)``
     The checkpoints of a result store, one file per cell key: ``for_cell(key)``,
     ``discard(keys)``.
@@ -53,13 +54,17 @@ class FitCheckpoint:
         self.path = Path(path)
         self.every_seconds = float(every_seconds)
         self.seconds_before = 0.0      # fit time of the loaded state (0 for a fresh fit)
+        # CPU time of the loaded state; None when its file did not record it (older mcboost)
+        self.cpu_before: float | None = 0.0
         self.resumed_round = 0         # rounds of the loaded state (0 for a fresh fit)
         self._started = time.perf_counter()
+        self._cpu_started = time.thread_time()
         self._last = self._started
 
     def load(self, fingerprint: str):
         """The saved state of this fit, or None (no file, unreadable, or another fit's)."""
         self._started = self._last = time.perf_counter()
+        self._cpu_started = time.thread_time()
         try:
             with open(self.path, "rb") as fh:
                 payload = pickle.load(fh)
@@ -69,6 +74,8 @@ class FitCheckpoint:
                 or payload.get("fingerprint") != fingerprint):
             return None
         self.seconds_before = float(payload["seconds"])
+        cpu = payload.get("cpu_seconds")
+        self.cpu_before = None if cpu is None else float(cpu)
         self.resumed_round = int(payload["state"]["kept"])
         return payload["state"]
 
@@ -79,9 +86,16 @@ class FitCheckpoint:
         """Fit seconds so far, including those before the loaded state."""
         return self.seconds_before + (time.perf_counter() - self._started)
 
+    def elapsed_cpu(self) -> float | None:
+        """CPU seconds of the fit's thread so far (call it from the thread that runs the fit), including those before the loaded state;
+        None when the loaded state did not record them."""
+        if self.cpu_before is None:
+            return None
+        return self.cpu_before + (time.thread_time() - self._cpu_started)
+
     def save(self, fingerprint: str, state: dict) -> None:
         payload = {"format": FORMAT, "fingerprint": fingerprint, "seconds": self.elapsed(),
-                   "state": state}
+                   "cpu_seconds": self.elapsed_cpu(), "state": state}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         with open(tmp, "wb") as fh:

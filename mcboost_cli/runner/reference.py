@@ -30,7 +30,7 @@ from .cells import DONE, Cell, CellResult, canonical_json
 IDENTITY = ("key", "dataset", "protocol", "fold", "noise_rate", "seed", "algorithm",
             "algorithm_version", "params", "data_source")
 NUMBERS = ("selected_round", "n_rounds", "train_error", "valid_error", "test_error")
-FACTS = ("n_phase1_rounds", "round_rule", "stop_reason", "fit_seconds")
+FACTS = ("n_phase1_rounds", "round_rule", "stop_reason", "fit_seconds", "cpu_seconds")
 CELL_COLUMNS = IDENTITY + NUMBERS + FACTS
 
 
@@ -52,7 +52,8 @@ def cells_frame(results: pd.DataFrame) -> pd.DataFrame:
             "n_phase1_rounds": extra.get("n_phase1_rounds"),
             "round_rule": extra.get("round_rule", ""),
             "stop_reason": extra.get("stop_reason", ""),
-            "fit_seconds": f"{r.fit_seconds:.3f}" if r.fit_seconds == r.fit_seconds else "",
+            "fit_seconds": _seconds_text(r.fit_seconds),
+            "cpu_seconds": _seconds_text(getattr(r, "cpu_seconds", None)),
         })
     df = pd.DataFrame(rows, columns=list(CELL_COLUMNS))
     df["n_phase1_rounds"] = pd.array(df["n_phase1_rounds"], dtype="Int64")
@@ -77,6 +78,11 @@ def _int_or_none(v):
     return None if v is None or v is pd.NA or v != v else int(v)
 
 
+def _seconds_text(v) -> str:
+    """Seconds to the millisecond; empty when unknown."""
+    return "" if v is None or v != v else f"{v:.3f}"
+
+
 def _float_text(v) -> str:
     """repr of a float64 (exact round trip); empty for a missing number."""
     return "" if v is None or v != v else repr(float(v))
@@ -98,6 +104,10 @@ def read_cells(path) -> pd.DataFrame:
         # Files of mcboost versions before --source: every row has the default source.
         df.insert(list(df.columns).index("params") + 1 if "params" in df.columns else 0,
                   "data_source", "")
+    if "cpu_seconds" not in df.columns:
+        # Files of mcboost versions that did not record the fits' CPU time: unknown.
+        df.insert(list(df.columns).index("fit_seconds") + 1 if "fit_seconds" in df.columns
+                  else len(df.columns), "cpu_seconds", "")
     missing = [c for c in CELL_COLUMNS if c not in df.columns]
     if missing:
         raise UserError(f"{path}: missing columns {', '.join(missing)}; expected the CSV "
@@ -135,7 +145,7 @@ def result_of(row) -> CellResult:
         n_rounds=None if row["n_rounds"] == "" else int(row["n_rounds"]),
         train_error=_num(row["train_error"]), valid_error=_num(row["valid_error"]),
         test_error=_num(row["test_error"]), extra=extra,
-        fit_seconds=_num(row["fit_seconds"]))
+        fit_seconds=_num(row["fit_seconds"]), cpu_seconds=_num(row["cpu_seconds"]))
 
 
 def import_cells(store, frame: pd.DataFrame, planned, config_hash: str = "") -> int:

@@ -50,12 +50,18 @@ import pandas as pd
 from ..errors import UserError
 from .cells import STATUSES, Cell, CellResult, canonical_json
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION = "mcboost-result-store"
 
+
+def _add_cpu_seconds(conn) -> None:
+    """v1 -> v2: the fit's CPU time (unknown, NULL, for the rows stored before)."""
+    conn.execute("ALTER TABLE results ADD COLUMN cpu_seconds REAL")
+
+
 # Steps that migrate a store of schema version v to v + 1, run in order inside one transaction
-# when an older store is opened. Empty while there is only version 1.
-_MIGRATIONS: dict[int, Any] = {}
+# when an older store is opened.
+_MIGRATIONS: dict[int, Any] = {1: _add_cpu_seconds}
 
 # Stay well below SQLite's limit on host parameters per statement (999 in old builds).
 _CHUNK = 500
@@ -88,6 +94,7 @@ CREATE TABLE results (
     curves            BLOB,
     extra             TEXT,
     fit_seconds       REAL,
+    cpu_seconds       REAL,
     wall_seconds      REAL,
     traceback         TEXT,
     versions          TEXT,
@@ -102,7 +109,7 @@ COLUMNS = (
     "key", "experiment", "dataset", "protocol", "fold", "noise_rate", "seed", "algorithm",
     "algorithm_version", "label", "grid_id", "params", "cell", "status", "selected_round",
     "train_error", "valid_error", "test_error", "n_rounds", "curves", "extra", "fit_seconds",
-    "wall_seconds", "traceback", "versions", "config_hash", "finished_at",
+    "cpu_seconds", "wall_seconds", "traceback", "versions", "config_hash", "finished_at",
 )
 _JSON_COLUMNS = ("params", "extra", "versions")
 
@@ -329,6 +336,7 @@ class ResultStore:
             "curves": encode_curves(result.curves),
             "extra": _dumps(result.extra),
             "fit_seconds": _opt(result.fit_seconds, float),
+            "cpu_seconds": _opt(result.cpu_seconds, float),
             "wall_seconds": _opt(result.wall_seconds, float),
             "traceback": result.traceback,
             "versions": _dumps(result.versions),
@@ -387,6 +395,7 @@ class ResultStore:
             fit_seconds=r["fit_seconds"], wall_seconds=r["wall_seconds"],
             traceback=r["traceback"],
             versions=None if r["versions"] is None else json.loads(r["versions"]),
+            cpu_seconds=r["cpu_seconds"],
         )
         return Cell.from_json(r["cell"]), result
 
@@ -440,7 +449,7 @@ class ResultStore:
         for col in ("fold", "seed"):
             data[col] = np.array(data[col], dtype=np.int64)
         for col in ("noise_rate", "train_error", "valid_error", "test_error", "fit_seconds",
-                    "wall_seconds"):
+                    "cpu_seconds", "wall_seconds"):
             data[col] = np.array([np.nan if v is None else v for v in data[col]],
                                  dtype=np.float64)
         df = pd.DataFrame(data, columns=columns)

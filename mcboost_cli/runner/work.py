@@ -83,7 +83,7 @@ def run_cell(cell: Cell, checkpoints=None, fetch: bool = False,
     y_noisy, flipped = noisy_labels(y, trval, cell.noise_rate, ds.n_classes,
                                     dataset=cell.dataset, seed=cell.seed, fold=cell.fold)
     est = get_algorithm(cell.algorithm)(**params)
-    t_fit = time.perf_counter()
+    t_fit, cpu_fit = time.perf_counter(), time.thread_time()
     # Training and validation labels carry the noise; the test labels are the clean ones.
     has_valid = split.valid.size > 0
     eval_set = [(binned["test"], y[split.test])]
@@ -92,6 +92,10 @@ def run_cell(cell: Cell, checkpoints=None, fetch: bool = False,
     ckpt = checkpoints.for_cell(cell.key) if checkpoints is not None else None
     est.fit(binned["train"], y_noisy[split.train], eval_set=eval_set, checkpoint=ckpt)
     fit_seconds = ckpt.elapsed() if ckpt is not None else time.perf_counter() - t_fit
+    # CPU time of this thread, which runs the whole fit (the numba kernels are single-threaded):
+    # unlike fit_seconds it does not grow when other processes share the cores, and other
+    # fits in threads of the same process (Dask workers with --nthreads > 1) do not count.
+    cpu_seconds = ckpt.elapsed_cpu() if ckpt is not None else time.thread_time() - cpu_fit
     extra = {"stop_reason": est.stop_reason_, "n_train": int(split.train.size),
              "n_valid": int(split.valid.size), "n_test": int(split.test.size),
              "n_flipped": int(flipped.size)}
@@ -107,6 +111,7 @@ def run_cell(cell: Cell, checkpoints=None, fetch: bool = False,
         return CellResult(key=cell.key, status=DONE, selected_round=0, n_rounds=0,
                           curves={"train": [], "valid": [], "test": []},
                           extra=dict(extra, no_fit=True), fit_seconds=fit_seconds,
+                          cpu_seconds=cpu_seconds,
                           wall_seconds=time.perf_counter() - t0, versions=versions())
     curves = {"train": est.train_errors_.tolist(), "test": est.eval_errors_[-1].tolist()}
     if has_valid:
@@ -118,5 +123,6 @@ def run_cell(cell: Cell, checkpoints=None, fetch: bool = False,
         valid_error=curves["valid"][r - 1] if has_valid else None,
         test_error=curves["test"][r - 1], n_rounds=est.n_rounds_, curves=curves,
         extra=extra,
-        fit_seconds=fit_seconds, wall_seconds=time.perf_counter() - t0, versions=versions(),
+        fit_seconds=fit_seconds, cpu_seconds=cpu_seconds, wall_seconds=time.perf_counter() - t0,
+        versions=versions(),
     )
