@@ -99,8 +99,8 @@ def _run_options(f):
         click.option("--fresh", is_flag=True,
                      help="Forget this plan's stored results and compute them again."),
         click.option("--dry-run", is_flag=True,
-                     help="Validate and print the plan (cells to run / already done); run "
-                          "nothing."),
+                     help="Validate and print the plan (cells to run / already done, and "
+                          "the fits that continue from a checkpoint); run nothing."),
         click.option("--mirror", default=None, metavar="URL|DIR",
                      help="Dataset mirror: an http(s) base URL or a folder laid out like the "
                           "UCI archive (default: $MCBOOST_MIRROR, else the official UCI site)."),
@@ -225,6 +225,31 @@ def _figures(config, planned, store, out_dir):
     return write_figures(config, planned, store, out_dir)
 
 
+def _echo_checkpointed(cells, statuses, store_file) -> None:
+    """``--dry-run``: the pending fits that a run continues from a mid-fit checkpoint."""
+    from .runner.checkpoint import CheckpointDir
+    from .runner.progress import format_seconds
+    ckdir = CheckpointDir(store_file.parent.resolve() / "checkpoints")
+    seen, lines = set(), []
+    for c in cells:
+        if c.key in seen or statuses.get(c.key) == "done":
+            continue
+        seen.add(c.key)
+        got = ckdir.progress(c.key)
+        if got is None:
+            continue
+        if not got:
+            lines.append(f"  {c.describe()}: unreadable (the fit will start afresh)")
+            continue
+        cpu = got["cpu_seconds"]
+        lines.append(f"  {c.describe()}: round {got['rounds']:,}, fit time "
+                     f"{format_seconds(got['seconds'])}"
+                     + (f" (CPU {format_seconds(cpu)})" if cpu is not None else ""))
+    if lines:
+        click.echo(f"{len(lines)} pending fit(s) continue from a checkpoint:")
+        click.echo("\n".join(lines))
+
+
 def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, store_path,
              results_dir, export_splits, quiet, quick=False, import_results=None,
              only_datasets=None, only_algorithms=None, only_tables=None,
@@ -263,10 +288,12 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
         click.echo(f"wrote {n} split files under {export_splits}", err=True)
 
     with _open_store(store_file) as store:
-        statuses = store.statuses([c.key for c in cells])
-        n_done = sum(1 for c in cells if statuses.get(c.key) == "done")
-        n_bad = sum(1 for c in cells if statuses.get(c.key) in ("failed", "timeout"))
-        n_unique = len({c.key for c in cells})
+        # Tables that share a fit plan its cell once per table: count each key once.
+        keys = list(dict.fromkeys(c.key for c in cells))
+        statuses = store.statuses(keys)
+        n_done = sum(1 for k in keys if statuses.get(k) == "done")
+        n_bad = sum(1 for k in keys if statuses.get(k) in ("failed", "timeout"))
+        n_unique = len(keys)
         if dry_run:
             click.echo(f"{config.path}: experiment {config.experiment!r}"
                        + (" (QUICK)" if config.is_quick else "") + f": {n_unique} cells "
@@ -275,6 +302,7 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
                        f"folds × algorithm settings, shared fits counted once); {n_done} done, "
                        f"{n_bad} failed/timed out, {n_unique - n_done - n_bad} pending; "
                        f"store {store_file}")
+            _echo_checkpointed(cells, statuses, store_file)
             return
         try:    # before anything is deleted or imported
             check_dask_timeout(scheduler, config.timeout)

@@ -21,7 +21,7 @@ def test_save_then_load_round_trips_and_leaves_no_temporary_file(tmp_path):
     ck = FitCheckpoint(tmp_path / "a" / "x.ckpt", every_seconds=0)
     state = {"kept": 3, "scores": [np.arange(6.0).reshape(2, 3) / 7]}
     ck.save("fp", state)
-    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["x.ckpt"]
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["x.ckpt", "x.json"]
     again = FitCheckpoint(tmp_path / "a" / "x.ckpt")
     got = again.load("fp")
     assert got["kept"] == 3 and again.resumed_round == 3
@@ -73,6 +73,27 @@ def test_a_checkpoint_without_cpu_time_leaves_it_unknown(tmp_path):
     again = FitCheckpoint(p)
     again.load("fp")
     assert again.elapsed_cpu() is None and again.seconds_before >= 12.5
+
+
+def test_progress_reads_the_summary_or_an_older_checkpoint(tmp_path):
+    d = CheckpointDir(tmp_path, every_seconds=0)
+    assert d.progress("k") is None                                   # no checkpoint
+    ck = d.for_cell("k")
+    _cpu_work()
+    ck.save("fp", {"kept": 7})
+    got = d.progress("k")
+    assert got["rounds"] == 7 and got["seconds"] > 0 and got["cpu_seconds"] > 0
+    assert (tmp_path / "k.json").exists()
+    # A checkpoint of an older mcboost has no summary: read from the checkpoint itself.
+    (tmp_path / "k.json").unlink()
+    (tmp_path / "k.ckpt").write_bytes(pickle.dumps(
+        {"format": FORMAT, "fingerprint": "fp", "seconds": 12.5, "state": {"kept": 9}}))
+    assert d.progress("k") == {"rounds": 9, "seconds": 12.5, "cpu_seconds": None}
+    (tmp_path / "k.ckpt").write_bytes(b"torn")
+    assert d.progress("k") == {}
+    ck.save("fp", {"kept": 8})
+    assert d.discard(["k"]) == 1
+    assert d.progress("k") is None and list(tmp_path.iterdir()) == []
 
 
 def test_foreign_torn_or_old_files_are_ignored(tmp_path):

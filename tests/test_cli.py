@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import signal
 import sqlite3
 import subprocess
@@ -328,10 +329,22 @@ def test_fit_killed_midway_continues_from_its_checkpoint(tmp_path, mirror_env):
     con = sqlite3.connect(store)
     assert con.execute("select count(*) from results").fetchone()[0] == 0
     con.close()
+    # A dry run lists the fit in flight and how far its checkpoint got.
+    with open(ckpt, "rb") as fh:
+        saved = pickle.load(fh)
+    r = subprocess.run(_mcboost("run", str(cfg), "--dry-run"), cwd=kill_dir, env=env,
+                       check=True, capture_output=True, text=True)
+    assert "0 done, 0 failed/timed out, 1 pending" in r.stdout, r.stdout
+    assert "1 pending fit(s) continue from a checkpoint:" in r.stdout, r.stdout
+    (line,) = [ln for ln in r.stdout.splitlines() if ln.startswith("  nursery fold 0")]
+    assert f"round {saved['state']['kept']:,}, fit time" in line and "(CPU " in line, line
 
     r = subprocess.run(_mcboost("run", str(cfg), "--jobs", "1", "-q"), cwd=kill_dir, env=env,
                        check=True, capture_output=True, text=True)
     assert not ckpt.exists(), "a finished cell's checkpoint is removed"
+    assert not ckpt.with_suffix(".json").exists(), "and its progress summary"
+    cells = pd.read_csv(kill_dir / "results/longfit/cells.csv")
+    assert cells["cpu_seconds"].iloc[0] >= saved["cpu_seconds"] - 0.001   # carried over
     con = sqlite3.connect(store)
     (extra,) = con.execute("select extra from results").fetchone()
     con.close()

@@ -700,6 +700,11 @@ def test_tables_config_run_recheck_import(tmp_path, mirror_env):
                 "--store", str(store)], tmp_path)
     assert r.exit_code == 0, r.output
     assert f"{N_CELLS} done, 0 failed" in r.stderr
+    # The plan's summary counts a fit shared by two tables once.
+    r = invoke(["run", str(cfg), "--dry-run", "--store", str(store)], tmp_path)
+    assert r.exit_code == 0, r.output
+    assert (f"{N_CELLS} cells" in r.stdout
+            and f"{N_CELLS} done, 0 failed/timed out, 0 pending" in r.stdout), r.output
     for name in ("table2.md", "table2.csv", "table2.tex", "extra.md", "extra.csv", "extra.tex",
                  "cells.csv"):
         assert (out / name).stat().st_size > 0, name

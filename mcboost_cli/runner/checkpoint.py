@@ -16,16 +16,19 @@ Map of the module
     whole fit time; ``elapsed()``, ``elapsed_cpu()``).
 ``CheckpointDir(root, every_seconds)``
     The checkpoints of a result store, one file per cell key: ``for_cell(key)``,
-    ``discard(keys)``.
+    ``discard(keys)``, ``progress(key)`` (how far a stopped fit got, for ``--dry-run``).
 
 Files are pickles written by this program for itself (write to a temporary file, then an
-atomic rename: a kill while saving leaves the previous checkpoint). A file that cannot be read,
+atomic rename: a kill while saving leaves the previous checkpoint). Beside each, a small
+``<key>.json`` tells the rounds and the fit time it holds, so a listing of the fits in
+flight does not unpickle states of hundreds of megabytes. A file that cannot be read,
 was written by another format version, or belongs to other data or parameters is ignored and
 the fit starts from round 1.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import time
@@ -103,7 +106,20 @@ class FitCheckpoint:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self.path)
+        summary = {"rounds": int(state.get("kept", 0)), "seconds": payload["seconds"],
+                   "cpu_seconds": payload["cpu_seconds"]}
+        _write_atomically(_progress_path(self.path), json.dumps(summary).encode())
         self._last = time.perf_counter()
+
+
+def _progress_path(ckpt: Path) -> Path:
+    return ckpt.with_suffix(".json")
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
 
 
 class CheckpointDir:
@@ -129,10 +145,36 @@ class CheckpointDir:
         n = 0
         for key in keys:
             p = self.path(key)
+            _progress_path(p).unlink(missing_ok=True)
             if p.exists():
                 p.unlink(missing_ok=True)
                 n += 1
         return n
+
+    def progress(self, key: str) -> dict | None:
+        """How far the checkpoint of ``key`` got: ``{"rounds", "seconds", "cpu_seconds"}``
+        (the latter None where not recorded); ``{}`` for a file that cannot be read; None
+        when there is no checkpoint. Read from the summary beside the checkpoint, or, for a
+        checkpoint written without one (older mcboost), from the checkpoint itself."""
+        p = self.path(key)
+        if not p.exists():
+            return None
+        try:
+            got = json.loads(_progress_path(p).read_text())
+        except (OSError, ValueError):
+            try:
+                with open(p, "rb") as fh:
+                    payload = pickle.load(fh)
+                got = {"rounds": payload["state"]["kept"], "seconds": payload["seconds"],
+                       "cpu_seconds": payload.get("cpu_seconds")}
+            except Exception:    # torn or foreign: the run will start that fit afresh
+                return {}
+        try:
+            cpu = got.get("cpu_seconds")
+            return {"rounds": int(got["rounds"]), "seconds": float(got["seconds"]),
+                    "cpu_seconds": None if cpu is None else float(cpu)}
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return {}
 
     def keys(self) -> list[str]:
         """Cell keys with a checkpoint."""
