@@ -38,8 +38,8 @@ def make_result(cell: Cell, n_rounds: int = 50) -> CellResult:
         test_error=curves["test"][best], n_rounds=n_rounds, curves=curves,
         extra={"stop": "max_rounds", "gamma": float(rng.random()), "sizes": [1, 2, 3]},
         fit_seconds=float(rng.random()), wall_seconds=float(rng.random()),
-        cpu_seconds=float(rng.random()), traceback=None, versions={"python": "3.11", "numpy": "2", "numba": "0.6",
-                                  "mcboost": "0.1"})
+        cpu_seconds=float(rng.random()), traceback=None,
+        versions={"python": "3.11", "numpy": "2", "numba": "0.6", "mcboost": "0.1"})
 
 
 @pytest.fixture

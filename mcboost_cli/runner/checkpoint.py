@@ -90,8 +90,9 @@ class FitCheckpoint:
         return self.seconds_before + (time.perf_counter() - self._started)
 
     def elapsed_cpu(self) -> float | None:
-        """CPU seconds of the fit's thread so far (call it from the thread that runs the fit), including those before the loaded state;
-        None when the loaded state did not record them."""
+        """CPU seconds of the fit's thread so far, including those before the loaded state
+        (call it from the thread that runs the fit); None when the loaded state did not
+        record them."""
         if self.cpu_before is None:
             return None
         return self.cpu_before + (time.thread_time() - self._cpu_started)
