@@ -140,7 +140,8 @@ def _run_options(f):
                      show_default=True, metavar="SECONDS",
                      help="Save each running fit's state this often (under checkpoints/ beside "
                           "the store), so a fit stopped midway continues when the command is "
-                          "run again; 0 = never."),
+                          "run again; 0 = never. A save waits at least 20 times as long as "
+                          "the last one took."),
     ]
     for o in reversed(opts):
         f = o(f)

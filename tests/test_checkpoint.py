@@ -114,6 +114,30 @@ def test_due_follows_the_interval(tmp_path):
     assert not FitCheckpoint(tmp_path / "x", every_seconds=3600).due()
 
 
+class _SlowToPickle:
+    """A state part whose writing takes 0.1 s (as a state of gigabytes does)."""
+
+    def __reduce__(self):
+        time.sleep(0.1)
+        return (_SlowToPickle, ())
+
+
+def test_a_slow_save_spaces_out_the_next_ones(tmp_path):
+    # Writing may take at most 1/SAVE_BUDGET of the fit: after a 0.1 s save the next one
+    # waits >= 2 s, though the interval asked for is 1 ms; quick saves keep the interval.
+    ck = FitCheckpoint(tmp_path / "x.ckpt", every_seconds=0.001)
+    ck.save("fp", {"kept": 1})
+    time.sleep(1.0)
+    assert ck.due()
+    ck.save("fp", {"kept": 2, "big": _SlowToPickle()})
+    time.sleep(0.05)
+    assert not ck.due()
+    # every_seconds=0 (after every round) is kept as it is.
+    ck0 = FitCheckpoint(tmp_path / "y.ckpt", every_seconds=0)
+    ck0.save("fp", {"kept": 2, "big": _SlowToPickle()})
+    assert ck0.due()
+
+
 def _cell(mode):
     return Cell(experiment="e", dataset="d", protocol="five_fold", fold=0, noise_rate=0.0, seed=0,
                 algorithm="fake", algorithm_version="1", params=(("mode", mode),))
