@@ -84,6 +84,11 @@ def test_progress_reads_the_summary_or_an_older_checkpoint(tmp_path):
     got = d.progress("k")
     assert got["rounds"] == 7 and got["seconds"] > 0 and got["cpu_seconds"] > 0
     assert (tmp_path / "k.json").exists()
+    # A summary of another save (killed between the two writes) is not believed.
+    summary = (tmp_path / "k.json").read_text()
+    ck.save("fp", {"kept": 8})
+    (tmp_path / "k.json").write_text(summary)
+    assert d.progress("k")["rounds"] == 8
     # A checkpoint of an older mcboost has no summary: read from the checkpoint itself.
     (tmp_path / "k.json").unlink()
     (tmp_path / "k.ckpt").write_bytes(pickle.dumps(
@@ -91,7 +96,7 @@ def test_progress_reads_the_summary_or_an_older_checkpoint(tmp_path):
     assert d.progress("k") == {"rounds": 9, "seconds": 12.5, "cpu_seconds": None}
     (tmp_path / "k.ckpt").write_bytes(b"torn")
     assert d.progress("k") == {}
-    ck.save("fp", {"kept": 8})
+    ck.save("fp", {"kept": 10})
     assert d.discard(["k"]) == 1
     assert d.progress("k") is None and list(tmp_path.iterdir()) == []
 

@@ -115,7 +115,7 @@ class FitCheckpoint:
             os.fsync(fh.fileno())
         os.replace(tmp, self.path)
         summary = {"rounds": int(state.get("kept", 0)), "seconds": payload["seconds"],
-                   "cpu_seconds": payload["cpu_seconds"]}
+                   "cpu_seconds": payload["cpu_seconds"], "stamp": _stamp(self.path)}
         _write_atomically(_progress_path(self.path), json.dumps(summary).encode())
         self._last = time.perf_counter()
         if self.every_seconds > 0:
@@ -124,6 +124,13 @@ class FitCheckpoint:
 
 def _progress_path(ckpt: Path) -> Path:
     return ckpt.with_suffix(".json")
+
+
+def _stamp(path: Path) -> list[int]:
+    """Size and modification time of a checkpoint: its summary belongs to it only if they
+    match (a kill between writing the two leaves the summary of the previous save)."""
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns]
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
@@ -164,14 +171,17 @@ class CheckpointDir:
     def progress(self, key: str) -> dict | None:
         """How far the checkpoint of ``key`` got: ``{"rounds", "seconds", "cpu_seconds"}``
         (the latter None where not recorded); ``{}`` for a file that cannot be read; None
-        when there is no checkpoint. Read from the summary beside the checkpoint, or, for a
-        checkpoint written without one (older mcboost), from the checkpoint itself."""
+        when there is no checkpoint. Read from the summary beside the checkpoint, or, where
+        that summary is missing or of another save (an older mcboost; a kill between the two
+        writes), from the checkpoint itself."""
         p = self.path(key)
         if not p.exists():
             return None
         try:
             got = json.loads(_progress_path(p).read_text())
-        except (OSError, ValueError):
+            if got.get("stamp") != _stamp(p):
+                raise ValueError("the summary of another save")
+        except (OSError, ValueError, AttributeError):
             try:
                 with open(p, "rb") as fh:
                     payload = pickle.load(fh)
