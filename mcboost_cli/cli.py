@@ -226,16 +226,15 @@ def _figures(config, planned, store, out_dir):
     return write_figures(config, planned, store, out_dir)
 
 
-def _echo_checkpointed(cells, statuses, store_file) -> None:
+def _echo_checkpointed(unique_cells, statuses, store_file) -> None:
     """``--dry-run``: the pending fits that a run continues from a mid-fit checkpoint."""
     from .runner.checkpoint import CheckpointDir
     from .runner.progress import format_seconds
     ckdir = CheckpointDir(store_file.parent.resolve() / "checkpoints")
-    seen, lines = set(), []
-    for c in cells:
-        if c.key in seen or statuses.get(c.key) == "done":
+    lines = []
+    for c in unique_cells:
+        if statuses.get(c.key) == "done":
             continue
-        seen.add(c.key)
         got = ckdir.progress(c.key)
         if got is None:
             continue
@@ -290,7 +289,8 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
 
     with _open_store(store_file) as store:
         # Tables that share a fit plan its cell once per table: count each key once.
-        keys = list(dict.fromkeys(c.key for c in cells))
+        unique = {c.key: c for c in cells}
+        keys = list(unique)
         statuses = store.statuses(keys)
         n_done = sum(1 for k in keys if statuses.get(k) == "done")
         n_bad = sum(1 for k in keys if statuses.get(k) in ("failed", "timeout"))
@@ -303,7 +303,7 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
                        f"folds × algorithm settings, shared fits counted once); {n_done} done, "
                        f"{n_bad} failed/timed out, {n_unique - n_done - n_bad} pending; "
                        f"store {store_file}")
-            _echo_checkpointed(cells, statuses, store_file)
+            _echo_checkpointed(unique.values(), statuses, store_file)
             return
         try:    # before anything is deleted or imported
             check_dask_timeout(scheduler, config.timeout)

@@ -108,15 +108,12 @@ class FitCheckpoint:
         payload = {"format": FORMAT, "fingerprint": fingerprint, "seconds": self.elapsed(),
                    "cpu_seconds": self.elapsed_cpu(), "state": state}
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as fh:
-            pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
+        _write_atomically(self.path, lambda fh: pickle.dump(
+            payload, fh, protocol=pickle.HIGHEST_PROTOCOL))
         summary = {"rounds": int(state.get("kept", 0)), "seconds": payload["seconds"],
                    "cpu_seconds": payload["cpu_seconds"], "stamp": _stamp(self.path)}
-        _write_atomically(_progress_path(self.path), json.dumps(summary).encode())
+        _write_atomically(_progress_path(self.path),
+                          lambda fh: fh.write(json.dumps(summary).encode()))
         self._last = time.perf_counter()
         if self.every_seconds > 0:
             self._interval = max(self.every_seconds, SAVE_BUDGET * (self._last - t0))
@@ -133,9 +130,14 @@ def _stamp(path: Path) -> list[int]:
     return [st.st_size, st.st_mtime_ns]
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def _write_atomically(path: Path, write) -> None:
+    """``write(fh)`` into a temporary file, synced, then renamed to ``path``: a kill while
+    writing leaves the previous file."""
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
+    with open(tmp, "wb") as fh:
+        write(fh)
+        fh.flush()
+        os.fsync(fh.fileno())
     os.replace(tmp, path)
 
 

@@ -53,7 +53,7 @@ def cells_frame(results: pd.DataFrame) -> pd.DataFrame:
             "round_rule": extra.get("round_rule", ""),
             "stop_reason": extra.get("stop_reason", ""),
             "fit_seconds": _seconds_text(r.fit_seconds),
-            "cpu_seconds": _seconds_text(getattr(r, "cpu_seconds", None)),
+            "cpu_seconds": _seconds_text(r.cpu_seconds),
         })
     df = pd.DataFrame(rows, columns=list(CELL_COLUMNS))
     df["n_phase1_rounds"] = pd.array(df["n_phase1_rounds"], dtype="Int64")
