@@ -208,12 +208,21 @@ def _load_datasets(config, mirror, offline):
 def _render(config, planned, store, out_dir):
     """Summaries, files and terminal text of the plan's results in ``store``."""
     from .report.tables import render_terminal, summarize, write_outputs
-    from .runner.reference import cells_frame, current_cells
-    results = store.frame(keys=[pc.cell.key for pc in planned])
+    from .runner.reference import cells_frame, current_cells, merged_cells
+    keys = [pc.cell.key for pc in planned]
+    results = store.frame(keys=keys)
     summary_df = summarize(config, planned, results)
     # cells.csv holds every done cell of the store (of the algorithms' current versions), so
-    # configs that share an experiment (uci.yaml and noise.yaml) share one per-cell file.
-    cells = cells_frame(current_cells(store.frame()))
+    # configs that share an experiment (uci.yaml and noise.yaml) share one per-cell file; the
+    # rows it already has for cells this store lacks are kept, not erased.
+    cells_path = out_dir / "cells.csv"
+    cells, kept = merged_cells(cells_frame(current_cells(store.frame())), cells_path)
+    missing = set(kept) & set(keys)
+    if missing:
+        click.echo(f"note: {len(missing)} done cells of this plan are in {cells_path} but not "
+                   f"in the store: their rows stay in that file, but the tables show the "
+                   f"store's cells only; add --import-results {cells_path} to use them",
+                   err=True)
     paths = write_outputs(config, summary_df, out_dir, cells=cells)
     paths += _figures(config, planned, store, out_dir)
     return render_terminal(config, summary_df), paths

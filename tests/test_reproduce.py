@@ -19,7 +19,8 @@ from mcboost_cli.runner.cells import DONE, FAILED, CellResult
 from mcboost_cli.runner.config import QUICK_LABEL, narrow, quick_variant, validate_config
 from mcboost_cli.runner.plan import expand
 from mcboost_cli.runner.reference import (
-    CELL_COLUMNS, cells_frame, current_cells, import_cells, read_cells, recheck, sample_cells,
+    CELL_COLUMNS, cells_frame, current_cells, import_cells, merged_cells, read_cells, recheck,
+    sample_cells,
 )
 from mcboost_cli.runner.store import ResultStore
 
@@ -658,6 +659,39 @@ def test_recheck_compares_floats_not_texts(ref):
     assert recheck(frame, "ref", lambda c: ref.results[c.key]) == []
 
 
+def test_merged_cells_keeps_the_files_rows_the_store_lacks(tmp_path, ref):
+    # A store with one of the file's 4 done cells, with other numbers, and a cell the file
+    # lacks; the file also has a row of a superseded algorithm version.
+    car0, car1 = ref.by["car", 0, "S"], ref.by["car", 1, "S"]
+    newer = replace(ref.results[car0.key], test_error=0.5)
+    new_cell = CellResult(key=car1.key, status=DONE, selected_round=2, n_rounds=10,
+                          train_error=0.0, valid_error=0.25, test_error=0.75)
+    stale = read_cells(ref.path).iloc[[1]].assign(key="f" * 32, algorithm_version="0")
+    file_text = pd.concat([read_cells(ref.path), stale], ignore_index=True)
+    path = tmp_path / "with_stale.csv"
+    path.write_text(file_text.to_csv(index=False))
+    with ResultStore(tmp_path / "part.sqlite") as store:
+        store.put(car0, newer)
+        store.put(car1, new_cell)
+        own = cells_frame(store.frame())
+    merged, kept = merged_cells(own, path)
+    file_keys = set(read_cells(ref.path)["key"])
+    assert sorted(kept) == sorted(file_keys - {car0.key})            # 3 rows kept
+    assert list(merged["key"]) == sorted(file_keys | {car1.key})     # no stale row, sorted
+    by_key = merged.set_index("key")
+    assert float(by_key.loc[car0.key, "test_error"]) == 0.5           # the store wins
+    assert float(by_key.loc[car1.key, "test_error"]) == 0.75
+    # Kept rows are the file's text, unchanged; a store with every cell gives the file back.
+    assert (by_key.loc[sorted(kept)].reset_index()[list(CELL_COLUMNS)].to_csv(index=False)
+            == read_cells(ref.path).set_index("key").loc[sorted(kept)].reset_index()
+            [list(CELL_COLUMNS)].to_csv(index=False))
+    again, none = merged_cells(ref.frame, ref.path)
+    assert none == [] and again.to_csv(index=False) == ref.path.read_text()
+    # No file (or not a cells file): the store's rows only.
+    alone, none = merged_cells(own, tmp_path / "missing.csv")
+    assert none == [] and list(alone["key"]) == sorted([car0.key, car1.key])
+
+
 # -- 5. the CLI end to end ---------------------------------------------------------------------
 
 E2E = """\
@@ -763,6 +797,17 @@ def test_tables_config_run_recheck_import(tmp_path, mirror_env):
     assert f"0 done, 0 failed, 0 timed out, {N_CELLS} skipped" in r.stderr
     for name in ("table2.csv", "extra.csv", "cells.csv", "table2.md"):
         assert (out2 / name).read_text() == (out / name).read_text(), name
+
+    # A narrowed run on a store without the other cells keeps their rows in cells.csv (it
+    # says so), and its own cells come out with the same numbers.
+    before = read_cells(out / "cells.csv").drop(columns=["fit_seconds", "cpu_seconds"])
+    r = invoke(["run", str(cfg), "--jobs", "1", "-q", "--results-dir", str(out),
+                "--store", str(tmp_path / "narrow.sqlite"), "--datasets", "segmentation"],
+               tmp_path)
+    assert r.exit_code == 0, r.output
+    assert "note: 6 done cells of this plan are in" in r.stderr and "--import-results" in r.stderr
+    after = read_cells(out / "cells.csv").drop(columns=["fit_seconds", "cpu_seconds"])
+    assert after.equals(before)                          # times aside: a fit's clock varies
 
 
 def test_noise_unknown_dataset_is_one_line_exit_2():

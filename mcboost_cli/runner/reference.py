@@ -6,6 +6,8 @@ Map of the module
                     ``results/<experiment>/cells.csv`` that is committed as reference results
 ``current_cells``   drop the rows of superseded algorithm versions from a store frame
 ``read_cells``      read such a file back, checking its columns
+``merged_cells``    the store's rows plus the rows an existing file has that the store lacks
+                    (a run on a partial store never deletes committed rows)
 ``import_cells``    put a file's rows into a result store as done cells (``--import-results``:
                     continue a run whose store is gone, e.g. on another machine)
 ``sample_cells``    a fixed, cheap, varied sample of a file's rows (same rows every time)
@@ -61,7 +63,8 @@ def cells_frame(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def current_cells(results: pd.DataFrame) -> pd.DataFrame:
-    """The rows of a store frame fitted by the registered version of their algorithm.
+    """The rows of a store frame (or a cells file) fitted by the registered version of their
+    algorithm.
 
     A version bump changes every key of that algorithm, so a store keeps the superseded cells
     beside the new ones, but no plan can use them again: they are left out of ``cells.csv``
@@ -113,6 +116,32 @@ def read_cells(path) -> pd.DataFrame:
         raise UserError(f"{path}: missing columns {', '.join(missing)}; expected the CSV "
                         f"written by `mcboost run` with columns {', '.join(CELL_COLUMNS)}")
     return df
+
+
+def merged_cells(store_cells: pd.DataFrame, path) -> tuple[pd.DataFrame, list[str]]:
+    """``store_cells`` (a ``cells_frame``) plus the rows of the file at ``path`` whose cells
+    the store does not have, all as text, sorted by key; and the keys of those kept rows.
+
+    ``cells.csv`` is the record of every done cell. A run whose store lacks some of them (a
+    new machine, a clean clone, a narrowed run before ``--import-results``) must not erase
+    them when it writes the file, so they are kept unless the store has the cell (the store
+    wins) or their algorithm version is superseded (as in ``current_cells``). A missing or
+    unreadable file adds nothing.
+    """
+    from io import StringIO
+
+    text = pd.read_csv(StringIO(store_cells.to_csv(index=False)), dtype=str,
+                       keep_default_na=False)
+    try:
+        old = current_cells(read_cells(path))
+    except UserError:
+        return text, []
+    keep = old[~old["key"].isin(set(text["key"]))]
+    if keep.empty:
+        return text, []
+    merged = pd.concat([text, keep[list(text.columns)]], ignore_index=True)
+    merged = merged.sort_values("key", kind="stable").reset_index(drop=True)
+    return merged, list(keep["key"])
 
 
 def cell_of(row, experiment: str) -> Cell:
