@@ -788,8 +788,17 @@ def test_tables_config_run_recheck_import(tmp_path, mirror_env):
     assert len(lines) == 1 and "test_error" in lines[0]
     assert f"re-run {old}" in lines[0] and "1 numbers differ" in r.stderr
 
-    # A fresh store takes the committed cells and runs nothing; its tables are the same.
+    # A dry run with --import-results counts what it would take and writes nothing.
     out2, store2 = tmp_path / "out2", tmp_path / "fresh.sqlite"
+    r = invoke(["run", str(cfg), "--dry-run", "--results-dir", str(out2), "--store", str(store2),
+                "--import-results", str(out / "cells.csv")], tmp_path)
+    assert r.exit_code == 0, r.output
+    assert f"0 done, 0 failed/timed out, {N_CELLS} pending" in r.stdout
+    assert f"would import {N_CELLS} done cells, leaving 0 not done" in r.stdout
+    with ResultStore(store2) as st:
+        assert not any(s == "done" for s in st.statuses(list(cells["key"])).values())
+
+    # A fresh store takes the committed cells and runs nothing; its tables are the same.
     r = invoke(["run", str(cfg), "--jobs", "1", "-q", "--results-dir", str(out2),
                 "--store", str(store2), "--import-results", str(out / "cells.csv")], tmp_path)
     assert r.exit_code == 0, r.output

@@ -8,7 +8,9 @@ Map of the module
 ``read_cells``      read such a file back, checking its columns
 ``merged_cells``    the store's rows plus the rows an existing file has that the store lacks
                     (a run on a partial store never deletes committed rows)
-``import_cells``    put a file's rows into a result store as done cells (``--import-results``:
+``importable_cells`` the file's rows that a store lacks and the plan has (checked against
+                    their keys); ``--dry-run --import-results`` counts them
+``import_cells``    put those rows into a result store as done cells (``--import-results``:
                     continue a run whose store is gone, e.g. on another machine)
 ``sample_cells``    a fixed, cheap, varied sample of a file's rows (same rows every time)
 ``recheck``         run the sampled cells again and list every number that differs
@@ -177,20 +179,29 @@ def result_of(row) -> CellResult:
         fit_seconds=_num(row["fit_seconds"]), cpu_seconds=_num(row["cpu_seconds"]))
 
 
-def import_cells(store, frame: pd.DataFrame, planned, config_hash: str = "") -> int:
-    """Store the file's rows that belong to the plan and are not done in ``store``; returns
-    how many were imported. Rows of other plans are ignored."""
+def importable_cells(store, frame: pd.DataFrame, planned) -> list:
+    """The file's rows that belong to the plan and are not done in ``store``, as
+    ``(cell, row)`` pairs; each row is checked to hash to its key. Rows of other plans (or of
+    superseded algorithm versions, whose keys the plan no longer has) are left out."""
     by_key = {pc.cell.key: pc.cell for pc in planned}
     statuses = store.statuses(list(by_key))
-    n = 0
+    pairs = []
     for _, row in frame.iterrows():
         cell = by_key.get(row["key"])
         if cell is None or statuses.get(row["key"]) == DONE:
             continue
         cell_of(row, cell.experiment)          # checks that the row hashes to its key
+        pairs.append((cell, row))
+    return pairs
+
+
+def import_cells(store, frame: pd.DataFrame, planned, config_hash: str = "") -> int:
+    """Store the file's rows that belong to the plan and are not done in ``store``; returns
+    how many were imported. Rows of other plans are ignored."""
+    pairs = importable_cells(store, frame, planned)
+    for cell, row in pairs:
         store.put(cell, result_of(row), config_hash)
-        n += 1
-    return n
+    return len(pairs)
 
 
 def sample_cells(frame: pd.DataFrame, n: int, max_seconds: float = 5.0) -> pd.DataFrame:
