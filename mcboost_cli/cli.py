@@ -305,13 +305,12 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
         n_bad = sum(1 for k in keys if statuses.get(k) in ("failed", "timeout"))
         n_unique = len(keys)
         if dry_run:
-            n_pending = n_unique - n_done - n_bad
             click.echo(f"{config.path}: experiment {config.experiment!r}"
                        + (" (QUICK)" if config.is_quick else "") + f": {n_unique} cells "
                        f"({len(config.tables)} table(s), {len(config.datasets)} datasets × "
                        f"{len(config.noise_rates)} noise rates × {len(config.seeds)} seeds × "
                        f"folds × algorithm settings, shared fits counted once); {n_done} done, "
-                       f"{n_bad} failed/timed out, {n_pending} pending; "
+                       f"{n_bad} failed/timed out, {n_unique - n_done - n_bad} pending; "
                        f"store {store_file}")
             if import_results:
                 # What the run would take from the file (nothing is written in a dry run).
