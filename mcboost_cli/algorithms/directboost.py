@@ -37,7 +37,7 @@ References
 from __future__ import annotations
 
 from ..learners.zero_one_tree import OBJ_BOTTOM_AVG, OBJ_ORDER
-from .dmcboost import EPSILON, PATIENCE, TH, DirectBoosting
+from .dmcboost import EPSILON, PATIENCE, PHASE1_PATIENCE, TH, DirectBoosting
 from .params import MAX_BINS, MAX_DEPTH, N_ROUNDS, ParamSpec
 from .registry import register
 
@@ -56,14 +56,17 @@ class _DirectBoost(DirectBoosting):
     family = "DirectBoost"
     reference = _REFERENCE
     # 2: Phase II corner tie-break by corner_key (was g(eps)); 3: a Phase II gain below the
-    # bisection's resolution counts as no increase (the two bottom-n' average variants).
-    version = "3"
+    # bisection's resolution counts as no increase (the two bottom-n' average variants);
+    # 4: Phase I takes error-neutral steps, every minimum interval compared by the
+    # exponential loss (ALGORITHMS.md, "Phase I: error-neutral steps").
+    version = "4"
     binary_only = True
-    param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS, N_PRIME_FRACTION, EPSILON, TH, PATIENCE)
+    param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS, N_PRIME_FRACTION, EPSILON, TH, PATIENCE,
+                   PHASE1_PATIENCE)
     test_params = {"n_rounds": 15, "max_depth": 2}
 
     def __init__(self, n_rounds=100, max_depth=3, max_bins=255, n_prime_fraction=0.1,
-                 epsilon=0.01, th=1e-5, patience=10):
+                 epsilon=0.01, th=1e-5, patience=10, phase1_patience=50):
         self.n_rounds = n_rounds
         self.max_depth = max_depth
         self.max_bins = max_bins
@@ -71,6 +74,7 @@ class _DirectBoost(DirectBoosting):
         self.epsilon = epsilon
         self.th = th
         self.patience = patience
+        self.phase1_patience = phase1_patience
 
     def _n_prime(self, n):
         f = float(self.n_prime_fraction)
@@ -102,6 +106,8 @@ class DirectBoostAvg(_DirectBoost):
         Bisection threshold of the line search.
     patience : int, default=10
         Not used (no relaxation): the fit ends at the first round without an increase.
+    phase1_patience : int, default=50
+        Phase I ends when this many rounds in a row have not lowered the training error.
     """
 
     name = "directboost_avg"
@@ -138,7 +144,8 @@ class DirectBoostOrder(_DirectBoost):
     """
 
     name = "directboost_order"
-    version = "2"   # exact line search: version 3's resolution bound does not apply
+    # 2: exact line search (version 3's resolution bound does not apply); 4: Phase I as above.
+    version = "4"
     _objective = OBJ_ORDER
     _constrain = False
     _relax = True

@@ -44,7 +44,7 @@ from ..learners.line_search import (
     OBJ_TIE_EPS,
     bottom_avg_value,
     line_search_bottom_avg,
-    line_search_zero_one,
+    line_search_zero_one_exp,
     max_order_margin_exact,
     order_margin_value,
     piece_terms,
@@ -55,8 +55,8 @@ from ..learners.zero_one_tree import (
     OBJ_ORDER,
     ZeroOneWorkspace,
     grow_margin_tree,
-    grow_zero_one_tree,
 )
+from ..learners.zero_one_phase1 import grow_zero_one_tree
 from .base import BaseBoosting, RoundOutcome
 from .params import MAX_BINS, MAX_DEPTH, N_ROUNDS, ParamSpec
 from .registry import register
@@ -83,6 +83,26 @@ def _add_votes(scores, vote, alpha):
     """scores[i, vote[i]] += alpha (the same float operation as the forest's vote kernel)."""
     for i in range(vote.shape[0]):
         scores[i, vote[i]] += alpha
+
+
+@njit(cache=True, nogil=True)
+def _errors_after_step(scores, y, vote, alpha):
+    """Training errors (ties are errors) of scores[i, vote[i]] += alpha, computed with the
+    same float additions as ``_add_votes``, without changing scores."""
+    n_err = 0
+    for i in range(vote.shape[0]):
+        yi = y[i]
+        h = vote[i]
+        ay = scores[i, yi] + alpha if h == yi else scores[i, yi]
+        top = -np.inf
+        for k in range(scores.shape[1]):
+            if k != yi:
+                v = scores[i, k] + alpha if k == h else scores[i, k]
+                if v > top:
+                    top = v
+        if not ay > top:
+            n_err += 1
+    return n_err
 
 
 @njit(cache=True, nogil=True)
@@ -138,7 +158,8 @@ class DirectBoosting(BaseBoosting):
     """
 
     early_stopping = False   # the paper stops at the margin maximum, no validation stopping
-    _scratch_attrs = ("_ws", "_plus", "_minus", "_inc", "_dec")
+    _scratch_attrs = ("_ws", "_plus", "_minus", "_inc", "_dec", "_kinks", "_cs", "_ds",
+                      "_korder", "_cpre", "_dpre")
     _objective = OBJ_BOTTOM_AVG
     _constrain = False
     _relax = True
@@ -159,6 +180,12 @@ class DirectBoosting(BaseBoosting):
         self._minus = np.empty(n, np.float64)
         self._inc = np.empty(n, np.float64)
         self._dec = np.empty(n, np.float64)
+        self._kinks = np.empty(n, np.float64)
+        self._cs = np.empty(n, np.float64)
+        self._ds = np.empty(n, np.float64)
+        self._korder = np.empty(n, np.int64)
+        self._cpre = np.empty(n + 1, np.float64)
+        self._dpre = np.empty(n + 1, np.float64)
         self.forest_ = Forest(LABEL_VOTE, K, node_capacity=self._ws.max_nodes * 64)
         self.n_prime_ = int(self._n_prime(n))
         cap = int(self.n_rounds)
@@ -166,6 +193,8 @@ class DirectBoosting(BaseBoosting):
         self._objective_log = np.zeros(cap, np.float64)
         self._relaxed_log = np.zeros(cap, np.bool_)
         self._phase = 1
+        self._p1_since_decrease = 0
+        self.phase1_stop_ = ""
         self._c = 0.0
         self._g = 0.0
         self._g_best = -np.inf
@@ -180,6 +209,7 @@ class DirectBoosting(BaseBoosting):
         self.objective_ = self._objective_log[:kept].copy()
         self.relaxed_ = self._relaxed_log[:kept].copy()
         del self._ws, self._scores, self._y, self._plus, self._minus, self._inc, self._dec
+        del self._kinks, self._cs, self._ds, self._korder, self._cpre, self._dpre
         del self._phase_log, self._objective_log, self._relaxed_log
 
     def _add_train_round(self, t, X_binned, y, scores, pred):
@@ -211,14 +241,47 @@ class DirectBoosting(BaseBoosting):
         return self._boost_phase2(t, X_binned, y)
 
     def _boost_phase1(self, t, X_binned, y):
+        """One round of Alg. 1 (DirectBoost Alg. 1): returns None when Phase I is over.
+
+        Reading (ALGORITHMS.md, "Phase I: error-neutral steps"): the round's tree is taken
+        at the step chosen among all intervals of minimum error by the exponential loss
+        (``line_search_zero_one_exp``) even when the error does not fall — the "largest error
+        reduction" of DirectBoost's Alg. 1 line 12 may be zero, and line 13 then picks by the
+        exponential loss. Phase I ends at zero training error (line 14: "until training error
+        reaches minimum") or when ``phase1_patience`` rounds in a row have not lowered it
+        (the coordinatewise local minimum of line 7, as far as the greedy trees can tell);
+        that round's tree is not added.
+        """
         ws = self._ws
         n = y.shape[0]
         m = grow_zero_one_tree(ws, X_binned, y, self._n_bins, self._scores, self._c,
                                UNBOUNDED_STEP)                        # line 4
-        alpha, err_min, err_now, _, _ = line_search_zero_one(                 # line 5
-            self._scores, y, ws.vote, UNBOUNDED_STEP, self._plus, self._minus)
-        if err_min >= err_now:
-            return None      # line 7: no coordinate step lowers the 0-1 loss
+        alpha, err_min, err_now, _, _, loss, loss0 = line_search_zero_one_exp(  # line 5
+            self._scores, y, ws.vote, UNBOUNDED_STEP, self._plus, self._minus, self._kinks,
+            self._cs, self._ds, self._korder, self._cpre, self._dpre)
+        if err_now == 0:
+            self.phase1_stop_ = "zero training error"
+            return None
+        # The error the step realises in floating point: an interval narrower than the
+        # scores' resolution can put alpha on a breakpoint (a tie, counted as an error).
+        err_min = _errors_after_step(self._scores, y, ws.vote, alpha)
+        if err_min > err_now:
+            self.phase1_stop_ = "the best step lies below the resolution of the scores"
+            return None
+        if err_min < err_now:
+            self._p1_since_decrease = 0
+        else:
+            if not loss < loss0 - OBJ_TIE_EPS * (1.0 + abs(loss0)):
+                # Neither the 0-1 loss nor the exponential loss falls along the best tree:
+                # its step would be a no-op (alpha -> 0); the greedy builder, deterministic,
+                # would propose the same tree again.
+                self.phase1_stop_ = "no tree lowers the training error or the exponential loss"
+                return None
+            self._p1_since_decrease += 1
+            if self._p1_since_decrease > int(self.phase1_patience):
+                self.phase1_stop_ = (f"{self.phase1_patience} rounds without a lower "
+                                     f"training error")
+                return None    # line 7: a coordinatewise local minimum
         self.n_phase1_rounds_ += 1
         return self._keep(t, m, alpha, 1, err_min / n)
 
@@ -335,6 +398,10 @@ EPSILON = ParamSpec("epsilon", "float", 0.01,
                     low=0.0, high=1.0)
 TH = ParamSpec("th", "float", 1e-5, "bisection threshold of the Phase II line search (Alg. 2.1)",
                low=0.0, high=1.0, low_open=True)
+PHASE1_PATIENCE = ParamSpec("phase1_patience", "int", 50,
+                            "Phase I ends when this many rounds in a row have not lowered "
+                            "the training error (error-neutral steps are taken)",
+                            low=0, high=1_000_000)
 PATIENCE = ParamSpec("patience", "int", 10,
                      "with epsilon-relaxation: stop when the best Phase II objective has not "
                      "increased for this many rounds", low=1, high=1_000_000)
@@ -361,6 +428,9 @@ class DMCBoost(DirectBoosting):
     patience : int, default=10
         With epsilon-relaxation, the fit stops when the best Phase II objective has not
         increased for this many rounds (the paper gives no rule for relaxed runs).
+    phase1_patience : int, default=50
+        Phase I ends when this many rounds in a row have not lowered the training error
+        (error-neutral steps are taken; ALGORITHMS.md).
     """
 
     name = "dmcboost"
@@ -368,13 +438,15 @@ class DMCBoost(DirectBoosting):
     reference = ("Zhai, Xia & Wang, A multi-class boosting method with direct optimization, "
                  "KDD 2014")
     # 2: Phase II corner tie-break by corner_key (was g(eps)); 3: a Phase II gain below the
-    # line search's resolution counts as no increase (was: above 1e-12 relative).
-    version = "3"
-    param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS, N_PRIME, EPSILON, TH, PATIENCE)
+    # line search's resolution counts as no increase (was: above 1e-12 relative); 4: Phase I
+    # takes error-neutral steps, every minimum interval compared by the exponential loss.
+    version = "4"
+    param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS, N_PRIME, EPSILON, TH, PATIENCE,
+                   PHASE1_PATIENCE)
     test_params = {"n_rounds": 15, "max_depth": 2}
 
     def __init__(self, n_rounds=100, max_depth=3, max_bins=255, n_prime="n/10", epsilon=0.01,
-                 th=1e-5, patience=10):
+                 th=1e-5, patience=10, phase1_patience=50):
         self.n_rounds = n_rounds
         self.max_depth = max_depth
         self.max_bins = max_bins
@@ -382,6 +454,7 @@ class DMCBoost(DirectBoosting):
         self.epsilon = epsilon
         self.th = th
         self.patience = patience
+        self.phase1_patience = phase1_patience
 
     def _n_prime(self, n):
         if self.n_prime not in N_PRIME_CHOICES:

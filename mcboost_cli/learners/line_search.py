@@ -201,6 +201,260 @@ def line_search_zero_one(scores, y, vote, unit, plus_buf, minus_buf):
 
 
 # ---------------------------------------------------------------------------------------------
+# Phase I: every interval of minimum 0-1 loss, compared by the exponential loss
+# ---------------------------------------------------------------------------------------------
+
+# Where alpha is placed inside a bounded interval of minimum error: at least this fraction of
+# its width away from either end (the exponential loss's minimiser, clipped; ALGORITHMS.md).
+INTERVAL_INSET = 0.05
+
+
+@njit(cache=True, nogil=True)
+def _heapsort_by_key(key, idx, m):
+    """Sort idx[:m] so that key[idx[:m]] is non-decreasing (in place, no allocation; ties in
+    a deterministic but unspecified order, which no caller depends on)."""
+    for q in range(m // 2 - 1, -1, -1):
+        _sift_key(key, idx, q, m)
+    for end in range(m - 1, 0, -1):
+        t = idx[0]
+        idx[0] = idx[end]
+        idx[end] = t
+        _sift_key(key, idx, 0, end)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sift_key(key, idx, root, end):
+    while True:
+        child = 2 * root + 1
+        if child >= end:
+            return
+        if child + 1 < end and key[idx[child + 1]] > key[idx[child]]:
+            child += 1
+        if key[idx[child]] > key[idx[root]]:
+            t = idx[root]
+            idx[root] = idx[child]
+            idx[child] = t
+            root = child
+        else:
+            return
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _log_or_ninf(x):
+    return np.log(x) if x > 0.0 else -INF
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _logaddexp3(a, b, c):
+    m = max(a, max(b, c))
+    if m == -INF:
+        return -INF
+    return m + np.log(np.exp(a - m) + np.exp(b - m) + np.exp(c - m))
+
+
+@njit(cache=True, nogil=True)
+def exp_loss_log(A, Cpre, Dpre, kinks, korder, n_k, alpha):
+    """log of A e^-alpha + C(alpha) + D(alpha) e^alpha (see line_search_zero_one_exp): the
+    exponential loss along the coordinate, over e^shift. Cpre/Dpre[j] are the sums of c_i/d_i
+    over the j smallest kinks; an example is past its kink when kink <= alpha."""
+    lo = 0
+    hi = n_k
+    while lo < hi:                    # j = number of kinks <= alpha
+        mid = (lo + hi) >> 1
+        if kinks[korder[mid]] <= alpha:
+            lo = mid + 1
+        else:
+            hi = mid
+    C = Cpre[n_k] - Cpre[lo]
+    D = Dpre[lo]
+    if C < 0.0:
+        C = 0.0                       # rounding of the prefix differences
+    return _logaddexp3(_log_or_ninf(A) - alpha, _log_or_ninf(C), _log_or_ninf(D) + alpha)
+
+
+@njit(cache=True, nogil=True)
+def line_search_zero_one_exp(scores, y, vote, unit, plus_buf, minus_buf, kinks, cs, ds,
+                             korder, Cpre, Dpre):
+    """Phase I step along one weak learner: among ALL intervals of minimum training 0-1 error,
+    the one whose exponential loss is smallest, at the exponential loss's minimiser clipped
+    into it.
+
+    The 0-1 error is Alg. 1.1's step function (ties are errors; see
+    ``line_search_zero_one``). The exponential loss is DirectBoost's Alg. 1 line 13 measure
+    in DMCBoost's multi-class form, L(alpha) = sum_i exp(-(F(x_i, y_i) - max_{l != y_i}
+    F(x_i, l))) (for K = 2 exactly AdaBoost's sum exp(-y f(x))). Along the coordinate each
+    term is exp(-m_i - alpha) (voted its class) or exp(max(-m_i, alpha - w_i)) (voted a wrong
+    label; kink at w_i - m_i), so L is convex: L(alpha) e^-shift = A e^-alpha + C(alpha) +
+    D(alpha) e^alpha, with C and D changing at the kinks, and its minimiser alpha* over
+    alpha >= 0 is found piece by piece. In a bounded interval (lo, hi) the step is alpha*
+    clipped into [lo + 5% (hi - lo), hi - 5% (hi - lo)] (by convexity the smallest loss there);
+    in the unbounded one (lo, inf) it is max(alpha*, 1.05 lo), lo + unit when L falls for
+    ever, and unit when lo = 0 and alpha* = 0 (round 1 of a multi-class fit, whose trees are
+    right on fewer than half the examples: the unit fixes the scale of the weights).
+    Intervals are compared by log L at their step; ties (relative 1e-12) go to the first.
+
+    Parameters
+    ----------
+    scores, y, vote, unit : as ``line_search_zero_one``.                          # IN
+    plus_buf, minus_buf, kinks, cs, ds : (n,) float64 scratch.                     # OUT
+    korder : (n,) int64 scratch; Cpre, Dpre : (n + 1,) float64 scratch.            # OUT
+
+    Returns
+    -------
+    alpha : float, the step (Alg. 1 line 5 under this reading)
+    err_min : int, the minimum error over alpha > 0
+    err_now : int, the error of the current ensemble (alpha = 0)
+    lo, hi : float, the chosen interval (hi = inf when unbounded)
+    loss : float, log of the exponential loss at alpha (over e^shift, as ``loss0``)
+    loss0 : float, log of the exponential loss of the current ensemble (alpha = 0)
+    """
+    n = scores.shape[0]
+    n_plus = 0
+    n_minus = 0
+    base = 0
+    err_now = 0
+    # shift = max_i(-m_i): every coefficient below is <= 1 (no overflow; see docstring).
+    shift = -INF
+    for i in range(n):
+        yi = y[i]
+        mi = scores[i, yi] - top_wrong(scores, i, yi)
+        if -mi > shift:
+            shift = -mi
+    A = 0.0
+    n_k = 0
+    for i in range(n):
+        yi = y[i]
+        ay = scores[i, yi]
+        t = top_wrong(scores, i, yi)
+        mi = ay - t
+        correct = ay > t
+        if not correct:
+            err_now += 1
+        h = vote[i]
+        if h == yi:
+            A += np.exp(-mi - shift)
+            if not correct:
+                v = t - ay
+                if v > 0.0:
+                    base += 1
+                    minus_buf[n_minus] = v
+                    n_minus += 1
+        else:
+            wi = ay - scores[i, h]
+            kinks[n_k] = wi - mi
+            cs[n_k] = np.exp(-mi - shift)
+            ds[n_k] = np.exp(-wi - shift)
+            korder[n_k] = n_k
+            n_k += 1
+            if correct:
+                plus_buf[n_plus] = wi
+                n_plus += 1
+            else:
+                base += 1
+    plus = plus_buf[:n_plus]
+    minus = minus_buf[:n_minus]
+    plus.sort()
+    minus.sort()
+    _heapsort_by_key(kinks, korder, n_k)
+    Cpre[0] = 0.0
+    Dpre[0] = 0.0
+    for j in range(n_k):
+        Cpre[j + 1] = Cpre[j] + cs[korder[j]]
+        Dpre[j + 1] = Dpre[j] + ds[korder[j]]
+    # The minimiser alpha* >= 0 of the convex L: its derivative -A e^-a + D(a) e^a rises;
+    # walk the pieces between kinks (a kink <= 0 is already past).
+    j = 0
+    while j < n_k and kinks[korder[j]] <= 0.0:
+        j += 1
+    piece_lo = 0.0
+    a_star = INF
+    if A <= 0.0:
+        a_star = 0.0
+    else:
+        lnA = np.log(A)
+        while True:
+            piece_hi = kinks[korder[j]] if j < n_k else INF
+            D = Dpre[j]
+            if D > 0.0:
+                a_s = 0.5 * (lnA - np.log(D))
+                if a_s <= piece_lo:
+                    a_star = piece_lo
+                    break
+                if a_s <= piece_hi:
+                    a_star = a_s
+                    break
+            if j >= n_k:
+                break                 # L falls for ever (every example voted its class)
+            piece_lo = piece_hi
+            j += 1
+            while j < n_k and kinks[korder[j]] <= piece_lo:
+                j += 1
+    # Pass 1 over the intervals (Alg. 1.1 lines 13-15): the minimum error.
+    best = base
+    err = base
+    ip = 0
+    im = 0
+    while ip < n_plus or im < n_minus:
+        if im >= n_minus or (ip < n_plus and plus[ip] <= minus[im]):
+            v = plus[ip]
+        else:
+            v = minus[im]
+        while ip < n_plus and plus[ip] == v:
+            err += 1
+            ip += 1
+        while im < n_minus and minus[im] == v:
+            err -= 1
+            im += 1
+        if err < best:
+            best = err
+    # Pass 2: every interval of that error, at its clipped minimiser.
+    best_loss = INF
+    b_alpha = 0.0
+    b_lo = 0.0
+    b_hi = INF
+    err = base
+    lo = 0.0
+    ip = 0
+    im = 0
+    while True:
+        if ip < n_plus or im < n_minus:
+            if im >= n_minus or (ip < n_plus and plus[ip] <= minus[im]):
+                hi = plus[ip]
+            else:
+                hi = minus[im]
+        else:
+            hi = INF
+        if err == best:
+            if hi == INF:
+                if a_star == INF:
+                    a = lo + unit
+                else:
+                    a = max(a_star, 1.05 * lo)
+                    if a <= 0.0:
+                        a = unit
+            else:
+                w = hi - lo
+                a = min(max(a_star, lo + INTERVAL_INSET * w), hi - INTERVAL_INSET * w)
+            val = exp_loss_log(A, Cpre, Dpre, kinks, korder, n_k, a)
+            if val < best_loss - OBJ_TIE_EPS * (1.0 + abs(best_loss)) or best_loss == INF:
+                best_loss = val
+                b_alpha = a
+                b_lo = lo
+                b_hi = hi
+        if hi == INF:
+            break
+        while ip < n_plus and plus[ip] == hi:
+            err += 1
+            ip += 1
+        while im < n_minus and minus[im] == hi:
+            err -= 1
+            im += 1
+        lo = hi
+    loss0 = exp_loss_log(A, Cpre, Dpre, kinks, korder, n_k, 0.0)
+    return b_alpha, best, err_now, b_lo, b_hi, best_loss, loss0
+
+
+# ---------------------------------------------------------------------------------------------
 # Phase II: numerators N_i(alpha) = min(p + s alpha, w - alpha)
 # ---------------------------------------------------------------------------------------------
 

@@ -87,6 +87,29 @@ def line_search_zero_one_naive(scores, y, vote, unit=1.0):
     return mids[j], int(mid_err[j]), cands, errs
 
 
+def exp_loss_along(scores, y, vote, alpha):
+    """sum_i exp(-(F(x_i, y_i) - max_{l != y_i} F(x_i, l))) after adding alpha to the voted
+    labels (no shift; the tests use small scores)."""
+    f = np.array(scores, dtype=float, copy=True)
+    r = np.arange(f.shape[0])
+    f[r, vote] += alpha
+    fy = f[r, y].copy()
+    f[r, y] = -np.inf
+    return float(np.exp(-(fy - f.max(axis=1))).sum())
+
+
+def min_error_intervals_naive(scores, y, vote):
+    """Every interval (lo, hi) between consecutive keys of Alg. 1.1 (hi = inf for the last)
+    with its brute-force error at the interval's midpoint (lo + 1 when unbounded)."""
+    keys = scenario_breakpoints(scores, y, vote)
+    edges = np.concatenate([[0.0], keys, [np.inf]])
+    out = []
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        mid = lo + 1.0 if hi == np.inf else (lo + hi) / 2
+        out.append((float(lo), float(hi), strict_error_at(scores, y, vote, mid)))
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # Phase II
 # ---------------------------------------------------------------------------------------------
@@ -188,28 +211,66 @@ def round_axis(scores, y, unit=1.0):
     return axis, ref
 
 
-def exp_loss_at(scores, y, idx, votes, alpha, shift):
-    """sum_i exp(-(F(x_i, y_i) - max_{l != y_i} F(x_i, l)) - shift) after adding alpha."""
-    f = np.array(scores[idx], dtype=float, copy=True)
-    r = np.arange(len(idx))
-    f[r, votes] += alpha
-    fy = f[r, y[idx]]
-    f[r, y[idx]] = -np.inf
-    return float(np.exp(-(fy - f.max(axis=1)) - shift).sum())
+def cell_loss_naive(A, C, D, lo, hi, unit):
+    """min of A e^-a + C + D e^a over the 5%-inset cell (the rule of
+    ``line_search_zero_one_exp``; see ``zero_one_phase1.cell_loss``)."""
+    if A > 0 and D > 0:
+        a_star = 0.5 * (np.log(A) - np.log(D))
+    elif A > 0:
+        a_star = np.inf
+    else:
+        a_star = 0.0
+    if hi == np.inf:
+        a = lo + unit if a_star == np.inf else max(a_star, 1.05 * lo)
+        if a <= 0:
+            a = unit
+    else:
+        a = min(max(a_star, lo + 0.05 * (hi - lo)), hi - 0.05 * (hi - lo))
+    return C + (A * np.exp(-a) if A > 0 else 0.0) + (D * np.exp(a) if D > 0 else 0.0)
 
 
-def _zero_one_rank(scores, y, idx, votes, axis, ref, shift):
-    """(minimum 0-1 error over alpha > 0, exponential loss at the reference weight of the
-    axis cell where that minimum is first attained), both by brute force."""
-    sc, yy = scores[idx], y[idx]
-    bp = zero_one_breakpoints(sc, yy, votes)
-    errs = []
-    for g in axis:
-        nxt = bp[bp > g]
-        hi = nxt[0] if len(nxt) else g + 1.0
-        errs.append(strict_error_at(sc, yy, votes, (g + hi) / 2))
-    j = int(np.argmin(errs))
-    return errs[j], exp_loss_at(scores, y, idx, votes, ref[j], shift)
+def key_better(v, best):
+    """(0-1 error, exponential loss) lexicographically smaller (losses within 1e-9 relative
+    tie), the compiled ``_key_better``."""
+    if best is None:
+        return True
+    if v[0] != best[0]:
+        return v[0] < best[0]
+    return v[1] < best[1] - 1e-9 * (abs(v[1]) + abs(best[1]))
+
+
+def zero_one_key_naive(scores, y, votes, axis, ref, unit):
+    """The Phase I key of a whole vote vector (``zero_one_phase1``), by brute force: for
+    every axis cell j, the error just right of axis[j] and the exponential loss's minimum
+    over the cell, which ends at the hypothesis's first breakpoint inside it, the kinks
+    placed by the cell's midpoint; the smallest (error, loss), first cell on ties."""
+    n, K = scores.shape
+    r = np.arange(n)
+    ay = scores[r, y]
+    other = scores.copy()
+    other[r, y] = -np.inf
+    top = other.max(axis=1)
+    m = ay - top
+    shift = float((-m).max())
+    keys = scenario_breakpoints(scores, y, votes)
+    hit = votes == y
+    best = None
+    for j, lo in enumerate(axis):
+        hi = axis[j + 1] if j + 1 < len(axis) else np.inf
+        after = keys[keys > lo]
+        if len(after):
+            hi = min(hi, after[0])
+        e = strict_error_at(scores, y, votes, lo + 1.0 if hi == np.inf else (lo + hi) / 2)
+        A = float(np.exp(-m[hit] - shift).sum())
+        kink = top - scores[r, votes]
+        past = ~hit & (ref[j] > kink)
+        before = ~hit & ~past
+        C = float(np.exp(-m[before] - shift).sum())
+        D = float(np.exp(-(ay - scores[r, votes])[past] - shift).sum())
+        v = (e, cell_loss_naive(A, C, D, float(lo), float(hi), unit))
+        if best is None or (v[0] <= best[0] and key_better(v, best)):
+            best = v
+    return best
 
 
 def _margin_rank(scores, y, idx, votes, c, nprime, objective, constrain, eps):
@@ -245,8 +306,9 @@ def grow_tree_naive(X_binned, y, n_bins, scores, max_depth, *, phase="zero_one",
                     nprime=1, objective="avg", constrain=False, eps=0.0, unit=1.0):
     """Brute-force twin of ``zero_one_tree``'s growers.
 
-    Candidates are ranked like the compiled growers: Phase I by (minimum 0-1 error, then the
-    exponential loss at the reference weight of the cell of its first minimum), Phase II by
+    Candidates are ranked like the compiled growers: Phase I by ``zero_one_key_naive`` of the
+    whole tree they make (the rest of the tree keeps its votes; the root starts as the best
+    single label), Phase II by
     (maximum of the margin objective, then for the bottom-n' average its corner key — see
     ``corner_key_naive`` — and for the order margin its value at alpha = eps); remaining ties go to the
     lowest label, feature and threshold. Returns a dict of node lists (feature, threshold,
@@ -256,12 +318,14 @@ def grow_tree_naive(X_binned, y, n_bins, scores, max_depth, *, phase="zero_one",
     K = scores.shape[1]
     maximise = phase != "zero_one"
     axis, ref = round_axis(scores, y, unit)
-    shift = 2.0 * c + 1.0 + unit
+    cur = np.zeros(n, np.int64)     # Phase I: the partial tree's votes (global key)
 
     def evaluate(idx, votes):
         if maximise:
             return _margin_rank(scores, y, idx, votes, c, nprime, objective, constrain, eps)
-        return _zero_one_rank(scores, y, idx, votes, axis, ref, shift)
+        full = cur.copy()
+        full[idx] = votes
+        return zero_one_key_naive(scores, y, full, axis, ref, unit)
 
     def better(v, best):
         if best is None:
@@ -273,9 +337,7 @@ def grow_tree_naive(X_binned, y, n_bins, scores, max_depth, *, phase="zero_one",
             if v[0] < best[0] - tol:
                 return False
             return v[1] > best[1] + OBJ_TIE_EPS * (1.0 + abs(best[1]))
-        if v[0] != best[0]:
-            return v[0] < best[0]
-        return v[1] < best[1] - 1e-9 * (abs(v[1]) + abs(best[1]))
+        return key_better(v, best)
 
     nodes = {"feature": [-1], "threshold": [0], "left": [-1], "right": [-1], "label": [0]}
     vote = np.zeros(n, np.int32)
@@ -296,6 +358,7 @@ def grow_tree_naive(X_binned, y, n_bins, scores, max_depth, *, phase="zero_one",
                 order = np.concatenate([SL, idx[~go_left]])
                 kl, kl_v = 0, None
                 for k in range(K):
+                    # Phase I scores the whole tree: S_right keeps S's current label.
                     v = evaluate(SL, np.full(nl, k))
                     if better(v, kl_v):
                         kl, kl_v = k, v
@@ -320,7 +383,7 @@ def grow_tree_naive(X_binned, y, n_bins, scores, max_depth, *, phase="zero_one",
     def grow(nd, idx, depth):
         split = best_split(idx) if depth < max_depth and len(idx) >= 2 else None
         if split is None:
-            if nd == 0:
+            if nd == 0 and maximise:
                 nodes["label"][0] = single_label(idx)
             vote[idx] = nodes["label"][nd]
             return
@@ -335,8 +398,14 @@ def grow_tree_naive(X_binned, y, n_bins, scores, max_depth, *, phase="zero_one",
         nodes["label"][lc] = kl
         nodes["label"][lc + 1] = kr
         go_left = X_binned[idx, f] <= t
+        cur[idx[go_left]] = kl
+        cur[idx[~go_left]] = kr
         grow(lc, idx[go_left], depth + 1)
         grow(lc + 1, idx[~go_left], depth + 1)
 
+    if not maximise:
+        # Phase I: the root starts as the one-leaf tree of the best single label.
+        nodes["label"][0] = single_label(np.arange(n))
+        cur[:] = nodes["label"][0]
     grow(0, np.arange(n), 0)
     return nodes, vote

@@ -1,9 +1,10 @@
-"""Label trees grown on the direct objectives of DMCBoost / DirectBoost (Alg. 1.2 and its
-Phase II counterpart).
+"""Phase II label trees of DMCBoost / DirectBoost (Alg. 1.2's recursion with the margin
+objectives of Alg. 2), and the workspace both phases' growers share.
 
 A tree is grown top-down and depth-first with binary splits ``bin <= threshold`` on binned
 features (the layout of ``histogram_tree``: children numbered consecutively, so the forest's
-tree walk applies). Each node S is split as DMCBoost Alg. 1.2 lines 4-16 prescribe:
+tree walk applies). Each node S is split as DMCBoost Alg. 1.2 lines 4-16 prescribe, with
+Phase II's measure ("a similar procedure as in Algorithm 1.2 and replace the measure"):
 
 1. for a candidate split S = S_left + S_right, the label of S_left is chosen among the K labels
    by the line search of the hypothesis "label k on S_left" over S_left's examples (line 7;
@@ -12,33 +13,26 @@ tree walk applies). Each node S is split as DMCBoost Alg. 1.2 lines 4-16 prescri
    "k_left on S_left, k on S_right" over all of S (line 9);
 3. the split is the one whose final line search is best (line 13).
 
-Ties: in Phase I candidates of equal 0-1 loss are ranked by their exponential loss
-(DirectBoost Alg. 1 line 13); in Phase II (with epsilon-relaxation) candidates of equal
-maximum are ranked, for the bottom-n' average, by ``corner_key`` (their edge under the
-bottom set's LPBoost dual weights) and, for the n'-th order margin, by the objective after an
-epsilon-relaxed step; remaining ties go to the lowest label, the first feature and the lowest
-threshold.
+Ties: candidates of equal maximum are ranked (with epsilon-relaxation), for the bottom-n'
+average, by ``corner_key`` (their edge under the bottom set's LPBoost dual weights) and, for
+the n'-th order margin, by the objective after an epsilon-relaxed step; remaining ties go to
+the lowest label, the first feature and the lowest threshold.
 
-The line search's objective is Phase I's 0-1 loss (eq. 2; minimised) or Phase II's margin
-objective (maximised): the bottom-n' average margin (eq. 5) or, for DirectBoost_order, the
-n'-th smallest margin, both over the node's examples with n' capped at their number. Both
-are exact (the minimum of a step function; the maximum of a quasi-concave function). A node
-is split while its depth is below ``max_depth`` and some split leaves both sides non-empty
-(line 6); its children take the two labels, and leaves keep the label their parent gave them.
-A root that cannot be split becomes a one-leaf tree with the best single label.
+The line search's objective is the bottom-n' average margin (eq. 5) or, for
+DirectBoost_order, the n'-th smallest margin, both over the node's examples with n' capped at
+their number; both maxima are exact (quasi-concave, resp. piecewise linear). A node is split
+while its depth is below ``max_depth`` and some split leaves both sides non-empty (line 6);
+its children take the two labels, and leaves keep the label their parent gave them. A root
+that cannot be split becomes a one-leaf tree with the best single label.
 
-Phase I is fast (see ``_best_split_phase1``): the 0-1 loss of "label k on a set" is evaluated
-only at alpha = g_j+ for the points g_j where some currently-wrong example turns right (the
-loss only drops there), so each example contributes at most one event per label on this
-common compressed axis; the events are counting-sorted per node and swept for all features,
-thresholds and labels at once. Phase II's bottom-n' average (``_best_split_phase2_fast``)
-scans margin-sorted prefixes (the node's items copied into margin order, ``_node_views``;
-only entries that can be among the n' smallest are kept, ``_scan``), prunes candidates with
-concave upper bounds (also inside each exact search), and treats examples with equal label
-and score row as one item with a multiplicity (``group_rows``, ``_node_groups``, ``_item``);
-with n' = 1 each evaluation is O(1) from per-(feature, bin, label) minima (``_min_tables``);
-the binary objectives of DirectBoost (order statistic, zero-error region) use the plain
-exhaustive ``_best_split_phase2`` (small data sets).
+The bottom-n' average's node search (``_best_split_phase2_fast``) scans margin-sorted
+prefixes (the node's items copied into margin order, ``_node_views``; only entries that can be
+among the n' smallest are kept, ``_scan``), prunes candidates with concave upper bounds (also
+inside each exact search), and treats examples with equal label and score row as one item with
+a multiplicity (``group_rows``, ``_node_groups``, ``_item``); with n' = 1 each evaluation is
+O(1) from per-(feature, bin, label) minima (``_min_tables``); the binary objectives of
+DirectBoost (order statistic, zero-error region) use the plain exhaustive
+``_best_split_phase2`` (small data sets). Phase I trees: ``zero_one_phase1``.
 
 A naive twin (``naive_zero_one.grow_tree_naive``) is used by the tests.
 
@@ -75,18 +69,8 @@ from .line_search import (
     unnormalised_margins,
 )
 
-PHASE_ZERO_ONE = 0
 OBJ_BOTTOM_AVG = 1
 OBJ_ORDER = 2
-
-_BIG = np.int32(2 ** 30)
-
-# Relative tolerance of the exponential-loss tie-break (sums of the same terms in another
-# order must compare equal).
-EXP_TIE_REL = 1e-9
-
-# Memory budget of the Phase I sweep snapshots (per workspace).
-SNAPSHOT_BYTES = 48 * 2 ** 20
 
 # Largest number of per-(group, feature, bin) counts for which the Phase II node search
 # groups interchangeable examples (int32 each: 64 MB).
@@ -99,14 +83,12 @@ class ZeroOneWorkspace:
     Written by the growers (node-indexed, root = 0): ``feature``, ``threshold``, ``left``,
     ``right`` (-1 for leaves), ``node_label`` (the label a node got from its parent's split;
     the leaf labels), ``node_start`` / ``node_end`` (its samples in ``sample_index``) and
-    ``vote`` (each training sample's label in the tree). ``snapshot_bytes`` caps the memory
-    of the Phase I sweep snapshots (default ``SNAPSHOT_BYTES``; 0 = always replay).
+    ``vote`` (each training sample's label in the tree). Phase I trees are grown by
+    ``zero_one_phase1`` in the same workspace.
     """
 
-    def __init__(self, n_samples, n_features, hist_width, n_classes, max_depth,
-                 snapshot_bytes=None):
+    def __init__(self, n_samples, n_features, hist_width, n_classes, max_depth):
         n, F, B, K = int(n_samples), int(n_features), int(hist_width), int(n_classes)
-        budget = SNAPSHOT_BYTES if snapshot_bytes is None else int(snapshot_bytes)
         max_nodes = max_nodes_for_depth(max_depth, n)
         self.max_depth = int(max_depth)
         self.max_nodes = max_nodes
@@ -124,7 +106,7 @@ class ZeroOneWorkspace:
         self.stack = np.zeros(max_nodes, np.int32)
         self.vote = np.zeros(n, np.int32)
         self.n_nodes = np.zeros(1, np.int64)
-        # Phase I round data (see prepare_zero_one).
+        # Phase I (``zero_one_phase1``): round data (``prepare_round``) ...
         self.correct = np.zeros(n, np.bool_)
         self.rank = np.zeros(n, np.int32)
         self.s_idx = np.zeros((n, K), np.int32)
@@ -133,50 +115,51 @@ class ZeroOneWorkspace:
         self.em = np.zeros(n, np.float64)
         self.kink_pos = np.zeros((n, K), np.int32)
         self.ew = np.zeros((n, K), np.float64)
-        # Phase I node scratch.
-        self.jpos = np.zeros(n + 2, np.int64)
+        # ... a node's events and per-(label, feature, bin) sweep state ...
+        self.jpos = np.zeros(n + 3, np.int64)
         self.ev_code = np.zeros(max(n * (2 * K - 1), 1), np.int64)
         self.cnt = np.zeros((K, F, B), np.int32)
         self.sa = np.zeros((K, F, B), np.float64)
         self.sc = np.zeros((K, F, B), np.float64)
         self.sd = np.zeros((K, F, B), np.float64)
-        self.wbin = np.zeros((F, B), np.int32)
-        self.ebin = np.zeros((F, B), np.float64)
-        self.nbin = np.zeros((F, B), np.int64)
-        self.valid = np.zeros((F, B), np.bool_)
-        self.L1 = np.zeros((F, B, K), np.int32)
-        self.L2 = np.zeros((F, B, K), np.int32)
-        self.X1 = np.zeros((F, B, K), np.float64)
-        self.X2 = np.zeros((F, B, K), np.float64)
-        self.kleft = np.zeros((F, B), np.int32)
+        self.hmin = np.full((K, F, B), np.inf)
         self.tot = np.zeros(K, np.int64)
         self.tsa = np.zeros(K, np.float64)
         self.tsc = np.zeros(K, np.float64)
         self.tsd = np.zeros(K, np.float64)
+        self.tmin = np.zeros(K, np.float64)
+        self.nbin = np.zeros((F, B), np.int64)
+        self.valid = np.zeros((F, B), np.bool_)
+        # ... the candidates' keys (error, loss) for lines 7 and 9, and the labels ...
+        self.L1 = np.zeros((F, B, K), np.int64)
+        self.L2 = np.zeros((F, B, K), np.int64)
+        self.X1 = np.zeros((F, B, K), np.float64)
+        self.X2 = np.zeros((F, B, K), np.float64)
+        self.kleft = np.zeros((F, B), np.int32)
         self.lmin = np.zeros(K, np.int64)
         self.xs = np.zeros(K, np.float64)
-        self.lab_mark = np.zeros(K, np.bool_)
-        self.lab_list = np.zeros(K, np.int32)
-        self.acc_e = np.zeros(K, np.int64)
-        self.acc_a = np.zeros(K, np.float64)
-        self.acc_c = np.zeros(K, np.float64)
-        self.acc_d = np.zeros(K, np.float64)
-        # Snapshots of the Phase I sweep state (see _best_split_phase1), within a fixed
-        # memory budget.
-        per = K * F * B * 20 + K * 24 + 8
-        n_snap = int(max(0, min(n + 1, budget // per)))
-        self.snap_cnt = np.zeros((n_snap, K, F, B), np.int32)
-        self.snap_sc = np.zeros((n_snap, K, F, B), np.float64)
-        self.snap_sd = np.zeros((n_snap, K, F, B), np.float64)
-        self.snap_tot = np.zeros((n_snap, K), np.int64)
-        self.snap_tsc = np.zeros((n_snap, K), np.float64)
-        self.snap_tsd = np.zeros((n_snap, K), np.float64)
-        self.snap_ref = np.zeros(n_snap, np.float64)
+        self.pe = np.zeros((K, B), np.int64)
+        self.pa = np.zeros((K, B), np.float64)
+        self.pc = np.zeros((K, B), np.float64)
+        self.pd = np.zeros((K, B), np.float64)
+        self.ph = np.zeros((K, B), np.float64)
+        self.sh = np.zeros((K, B), np.float64)
+        # ... and the rest of the tree (the global key): per axis position.
+        self.mark = np.zeros(n, np.int64)
+        self.oE = np.zeros(n + 1, np.int64)
+        self.oC = np.zeros(n + 1, np.float64)
+        self.oD = np.zeros(n + 1, np.float64)
+        self.oH = np.zeros(n + 1, np.float64)
+        self.bE = np.zeros(n + 1, np.int64)
+        self.bC = np.zeros(n + 1, np.float64)
+        self.bD = np.zeros(n + 1, np.float64)
         # np.zeros maps pages lazily; write the large buffers once now so the first round
         # does not pay the page faults.
-        for a in (self.s_idx, self.kink_pos, self.ew, self.ev_code, self.snap_cnt,
-                  self.snap_sc, self.snap_sd):
+        for a in (self.s_idx, self.kink_pos, self.ew, self.ev_code):
             a.fill(0)
+        # Phase II (this module) also uses sa, sc, tsa, tsc, tsd, nbin and valid as scratch.
+        self.lab_mark = np.zeros(K, np.bool_)
+        self.acc_a = np.zeros(K, np.float64)
         # Phase II scratch.
         self.margin = np.zeros(n, np.float64)
         self.order = np.zeros(n, INDEX_DTYPE)
@@ -217,416 +200,6 @@ class ZeroOneWorkspace:
         self.ubt = np.zeros(F * B, np.float64)
         self.ubr = np.zeros(F * B, np.float64)
         self.top_lab = np.zeros(n, np.int32)
-
-
-# ---------------------------------------------------------------------------------------------
-# Phase I: round preparation
-# ---------------------------------------------------------------------------------------------
-
-
-@njit(cache=True, nogil=True)
-def prepare_zero_one(scores, y, c, unit, correct, rank, s_idx, axis, ref, em, kink_pos, ew):
-    """Per-round data of the Phase I tree search; returns R, the length of the axis.
-
-    OUT
-    correct[i]      the true label strictly has the highest score;
-    axis[0:R]       sorted distinct points {0} U {max_{l != y} a_l - a_y : i wrong}: where a
-                    wrong example turns right under its own label (the 0-1 loss of any set
-                    under any label attains its minimum over alpha > 0 at some axis[j]+);
-    ref[0:R]        the reference weight of cell j: the midpoint of (axis[j], axis[j+1]),
-                    axis[R-1] + unit for the last (unbounded) cell;
-    rank[i]         position of wrong i's point;
-    s_idx[i, k]     (i correct, k != y_i) number of axis points < a_y - a_k: from that
-                    position on, i is wrong under label k (R: never);
-    em[i]           exp(-m_i - shift), m_i = a_y - max_{l != y} a_l, shift = 2c + 1 + unit
-                    (a common factor, so every term is <= 1; see the notes);
-    kink_pos[i, k]  (k != y_i) first cell whose reference weight exceeds the kink
-                    max_{l != y} a_l - a_k of i's margin under label k (R: never);
-    ew[i, k]        exp(-(a_y - a_k) - shift): i's exponential loss under label k past its
-                    kink is ew * exp(alpha).
-    """
-    n, K = scores.shape
-    nw = 0
-    for i in range(n):
-        yi = y[i]
-        t = top_wrong(scores, i, yi)
-        ay = scores[i, yi]
-        if ay > t:
-            correct[i] = True
-        else:
-            correct[i] = False
-            axis[nw] = t - ay
-            nw += 1
-    axis[nw] = 0.0
-    vals = axis[:nw + 1]
-    vals.sort()
-    R = 0
-    for j in range(nw + 1):
-        if R == 0 or vals[j] != axis[R - 1]:
-            axis[R] = vals[j]
-            R += 1
-    for j in range(R - 1):
-        ref[j] = 0.5 * (axis[j] + axis[j + 1])
-    ref[R - 1] = axis[R - 1] + unit
-    top = axis[R - 1]
-    ax = axis[:R]
-    rf = ref[:R]
-    shift = 2.0 * c + 1.0 + unit
-    for i in range(n):
-        yi = y[i]
-        ay = scores[i, yi]
-        t = top_wrong(scores, i, yi)
-        em[i] = np.exp(-(ay - t) - shift)
-        if not correct[i]:
-            rank[i] = np.searchsorted(ax, t - ay)
-        for k in range(K):
-            if k == yi:
-                continue
-            ew[i, k] = np.exp(-(ay - scores[i, k]) - shift)
-            kink = t - scores[i, k]
-            kink_pos[i, k] = np.searchsorted(rf, kink, side="right")
-            if correct[i]:
-                v = ay - scores[i, k]
-                if v > top:
-                    s_idx[i, k] = R
-                else:
-                    s_idx[i, k] = np.searchsorted(ax, v)   # number of axis points < v
-    return R
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _exp_better(x, best):
-    """Exponential-loss tie-break: x is smaller than best beyond rounding."""
-    return x < best - EXP_TIE_REL * (abs(x) + abs(best))
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _lex_better(err, x, best_err, best_x):
-    """(0-1 error, exponential loss) lexicographically smaller."""
-    return err < best_err or (err == best_err and _exp_better(x, best_x))
-
-
-# ---------------------------------------------------------------------------------------------
-# Phase I: best split of one node
-# ---------------------------------------------------------------------------------------------
-
-
-@njit(cache=True, nogil=True)
-def _eval_sweep2(cnt, sa, sc, sd, tot, tsa, tsc, tsd, em_ref, ep_ref, n_bins, valid, kleft,
-                 L2, X2, acc_e, acc_a, acc_c, acc_d):
-    """At one position of sweep 2: the error and exponential loss of "k_left(t) on S_left,
-    k on S_right" for every threshold and label; keeps the first minimum (L2, X2)."""
-    F = cnt.shape[1]
-    K = cnt.shape[0]
-    for f in range(F):
-        for k in range(K):
-            acc_e[k] = 0
-            acc_a[k] = 0.0
-            acc_c[k] = 0.0
-            acc_d[k] = 0.0
-        for t in range(n_bins[f] - 1):
-            for k in range(K):
-                acc_e[k] += cnt[k, f, t]
-                acc_a[k] += sa[k, f, t]
-                acc_c[k] += sc[k, f, t]
-                acc_d[k] += sd[k, f, t]
-            if not valid[f, t]:
-                continue
-            kl = kleft[f, t]
-            base = acc_e[kl]
-            xbase = em_ref * acc_a[kl] + acc_c[kl] + ep_ref * acc_d[kl]
-            for k in range(K):
-                v = base + tot[k] - acc_e[k]
-                if v < L2[f, t, k]:
-                    L2[f, t, k] = v
-                    X2[f, t, k] = (xbase + em_ref * (tsa[k] - acc_a[k])
-                                   + (tsc[k] - acc_c[k])
-                                   + ep_ref * (tsd[k] - acc_d[k]))
-
-
-
-
-@njit(cache=True, nogil=True)
-def _best_split_phase1(X, sample_index, start, end, n_bins, y, correct, rank, s_idx, R, ref,
-                       em, kink_pos, ew, jpos, ev_code, cnt, sa, sc, sd, wbin, ebin, nbin,
-                       valid, L1, L2, X1, X2, kleft, tot, tsa, tsc, tsd, lmin, xs, lab_mark,
-                       lab_list, acc_e, acc_a, acc_c, acc_d, snap_cnt, snap_sc, snap_sd,
-                       snap_tot, snap_tsc, snap_tsd, snap_ref):
-    """Best split of node S = sample_index[start:end] for the 0-1 loss (Alg. 1.2 lines 4-13).
-
-    Returns (found, feature, threshold, k_left, k_right, k_single), k_single being the best
-    single label of the whole node (used when the root cannot be split).
-
-    Every candidate ("label k on X", or the pair of labels of a split on S) is ranked by its
-    minimum 0-1 error over alpha > 0 and, on ties, by its exponential loss (DirectBoost Alg. 1
-    line 13) at the reference weight ref[j*] of the cell where that minimum is first attained.
-    E_{X,k}(j) — the errors at alpha = axis[j]+ — and the exponential loss at ref[j]
-    (e^{-ref} A + C + e^{ref} D: A sums em over examples of class k, C em over those before
-    their kink, D ew past it) are kept per (label, feature, bin) while the events are swept in
-    axis order: a wrong example starts counted under every label and its one event (rank[i],
-    label y_i) uncounts it; a correct example is counted under label k from s_idx[i, k] on; a
-    kink moves an example from C to D. Sweep 1 takes the first minimum over j of every prefix
-    (bins <= t) for every label (line 7: L1, X1) — a minimum can only appear where a wrong
-    example of that label turned right, so only those labels are re-examined there. Sweep 2
-    does the same for "k_left(t) on S_left, k on S_right" over S (line 9: L2, X2).
-    """
-    F = X.shape[1]
-    K = cnt.shape[0]
-    B = cnt.shape[2]
-    nS = end - start
-    for f in range(F):
-        for b in range(B):
-            nbin[f, b] = 0
-            wbin[f, b] = 0
-            ebin[f, b] = 0.0
-    for k in range(K):
-        for f in range(F):
-            for b in range(B):
-                sa[k, f, b] = 0.0
-    n_wrong = 0
-    em_tot = 0.0
-    for q in range(start, end):
-        i = sample_index[q]
-        wi = 0 if correct[i] else 1
-        n_wrong += wi
-        e = em[i]
-        em_tot += e
-        yi = y[i]
-        for f in range(F):
-            b = X[i, f]
-            nbin[f, b] += 1
-            wbin[f, b] += wi
-            ebin[f, b] += e
-            sa[yi, f, b] += e
-    # Valid thresholds: the bin is non-empty (else the same partition as the threshold
-    # before) and both sides are non-empty (line 6).
-    any_valid = False
-    for f in range(F):
-        acc = 0
-        for b in range(B):
-            valid[f, b] = False
-        for t in range(n_bins[f] - 1):
-            acc += nbin[f, t]
-            if nbin[f, t] > 0 and acc < nS:
-                valid[f, t] = True
-                any_valid = True
-
-    # Counting sort of the events by axis position. Code = (i K + k) 2 + kind
-    # (kind 0: 0-1 event, 1: kink).
-    for j in range(R + 1):
-        jpos[j] = 0
-    for q in range(start, end):
-        i = sample_index[q]
-        yi = y[i]
-        if not correct[i]:
-            jpos[rank[i] + 1] += 1
-        for k in range(K):
-            if k == yi:
-                continue
-            if correct[i] and s_idx[i, k] < R:
-                jpos[s_idx[i, k] + 1] += 1
-            if kink_pos[i, k] < R:
-                jpos[kink_pos[i, k] + 1] += 1
-    for j in range(1, R + 1):
-        jpos[j] += jpos[j - 1]
-    for q in range(start, end):
-        i = sample_index[q]
-        yi = y[i]
-        if not correct[i]:
-            j = rank[i]
-            ev_code[jpos[j]] = (np.int64(i) * K + yi) * 2
-            jpos[j] += 1
-        for k in range(K):
-            if k == yi:
-                continue
-            if correct[i] and s_idx[i, k] < R:
-                j = s_idx[i, k]
-                ev_code[jpos[j]] = (np.int64(i) * K + k) * 2
-                jpos[j] += 1
-            if kink_pos[i, k] < R:
-                j = kink_pos[i, k]
-                ev_code[jpos[j]] = (np.int64(i) * K + k) * 2 + 1
-                jpos[j] += 1
-    # Now bucket j is ev_code[jpos[j-1] : jpos[j]] (jpos[-1] := 0).
-
-    # Sweep 2 replays every event, unless the states at the positions where it evaluates
-    # (0 and every position where a wrong example turns right) fit the snapshot buffers and
-    # copying them is cheaper than the replay.
-    n_drop = 0
-    for j in range(R):
-        if j == 0:
-            n_drop += 1
-            continue
-        a = jpos[j - 1]
-        e = jpos[j]
-        for q in range(a, e):
-            code = ev_code[q]
-            if code & 1 == 0:
-                i = (code >> 1) // K
-                if not correct[i]:
-                    n_drop += 1
-                    break
-    n_events = jpos[R - 1]
-    use_snap = (n_drop <= snap_cnt.shape[0]
-                and n_drop * K * F * B * 3 < n_events * F)
-    n_snap = 0
-
-    for sweep in range(2):
-        # Reset the per-(label, feature, bin) state to "before position 0".
-        for k in range(K):
-            tot[k] = n_wrong
-            tsa[k] = 0.0
-            lab_mark[k] = False
-            for f in range(F):
-                for b in range(B):
-                    cnt[k, f, b] = wbin[f, b]
-                    sc[k, f, b] = ebin[f, b] - sa[k, f, b]
-                    sd[k, f, b] = 0.0
-                    if sweep == 0:
-                        L1[f, b, k] = _BIG
-                    else:
-                        L2[f, b, k] = _BIG
-            for b in range(B):
-                tsa[k] += sa[k, 0, b]
-            tsc[k] = em_tot - tsa[k]
-            tsd[k] = 0.0
-            if sweep == 0:
-                lmin[k] = n_wrong + 1
-                xs[k] = INF
-        for j in range(R):
-            a = 0 if j == 0 else jpos[j - 1]
-            e = jpos[j]
-            n_lab = 0
-            drop = j == 0
-            if j == 0 and sweep == 0:
-                for k in range(K):
-                    lab_mark[k] = True
-                    lab_list[n_lab] = k
-                    n_lab += 1
-            for q in range(a, e):
-                code = ev_code[q]
-                kind = code & 1
-                ik = code >> 1
-                i = ik // K
-                k = ik - i * K
-                if kind == 1:
-                    mv = em[i]
-                    dv = ew[i, k]
-                    tsc[k] -= mv
-                    tsd[k] += dv
-                    for f in range(F):
-                        b = X[i, f]
-                        sc[k, f, b] -= mv
-                        sd[k, f, b] += dv
-                    continue
-                d = 1 if correct[i] else -1
-                tot[k] += d
-                for f in range(F):
-                    cnt[k, f, X[i, f]] += d
-                if d < 0:
-                    drop = True
-                    if sweep == 0 and not lab_mark[k]:
-                        lab_mark[k] = True
-                        lab_list[n_lab] = k
-                        n_lab += 1
-            if not drop:
-                continue   # no error decreased here: no new first minimum
-            em_ref = np.exp(-ref[j])
-            ep_ref = np.exp(ref[j])
-            if sweep == 0:
-                for li in range(n_lab):
-                    k = lab_list[li]
-                    lab_mark[k] = False
-                    if tot[k] < lmin[k]:
-                        lmin[k] = tot[k]
-                        xs[k] = em_ref * tsa[k] + tsc[k] + ep_ref * tsd[k]
-                    if not any_valid:
-                        continue
-                    for f in range(F):
-                        ce = 0
-                        ca = 0.0
-                        cc = 0.0
-                        cd = 0.0
-                        for t in range(n_bins[f] - 1):
-                            ce += cnt[k, f, t]
-                            ca += sa[k, f, t]
-                            cc += sc[k, f, t]
-                            cd += sd[k, f, t]
-                            if ce < L1[f, t, k]:
-                                L1[f, t, k] = ce
-                                X1[f, t, k] = em_ref * ca + cc + ep_ref * cd
-            else:
-                _eval_sweep2(cnt, sa, sc, sd, tot, tsa, tsc, tsd, em_ref, ep_ref, n_bins,
-                             valid, kleft, L2, X2, acc_e, acc_a, acc_c, acc_d)
-            if sweep == 0 and use_snap:
-                # Snapshot the state at this position for sweep 2 (no replay then).
-                snap_ref[n_snap] = ref[j]
-                for k in range(K):
-                    snap_tot[n_snap, k] = tot[k]
-                    snap_tsc[n_snap, k] = tsc[k]
-                    snap_tsd[n_snap, k] = tsd[k]
-                    for f in range(F):
-                        for b in range(B):
-                            snap_cnt[n_snap, k, f, b] = cnt[k, f, b]
-                            snap_sc[n_snap, k, f, b] = sc[k, f, b]
-                            snap_sd[n_snap, k, f, b] = sd[k, f, b]
-                n_snap += 1
-        if sweep == 0:
-            if not any_valid:
-                break
-            # Line 7: the left label of every threshold.
-            for f in range(F):
-                for t in range(n_bins[f] - 1):
-                    best_k = 0
-                    for k in range(1, K):
-                        if _lex_better(L1[f, t, k], X1[f, t, k], L1[f, t, best_k],
-                                       X1[f, t, best_k]):
-                            best_k = k
-                    kleft[f, t] = best_k
-            if use_snap:
-                for f in range(F):
-                    for b in range(B):
-                        for k in range(K):
-                            L2[f, b, k] = _BIG
-                for q in range(n_snap):
-                    _eval_sweep2(snap_cnt[q], sa, snap_sc[q], snap_sd[q], snap_tot[q], tsa,
-                                 snap_tsc[q], snap_tsd[q], np.exp(-snap_ref[q]),
-                                 np.exp(snap_ref[q]), n_bins, valid, kleft, L2, X2, acc_e,
-                                 acc_a, acc_c, acc_d)
-                break
-
-    k_single = 0
-    for k in range(1, K):
-        if _lex_better(lmin[k], xs[k], lmin[k_single], xs[k_single]):
-            k_single = k
-    if not any_valid:
-        return False, -1, -1, k_single, k_single, k_single
-
-    # Lines 9 and 13: the right label and the split of minimum 0-1 loss.
-    found = False
-    best_e = _BIG
-    best_x = INF
-    bf = -1
-    bt = -1
-    bkl = 0
-    bkr = 0
-    for f in range(F):
-        for t in range(n_bins[f] - 1):
-            if not valid[f, t]:
-                continue
-            kr = 0
-            for k in range(1, K):
-                if _lex_better(L2[f, t, k], X2[f, t, k], L2[f, t, kr], X2[f, t, kr]):
-                    kr = k
-            if not found or _lex_better(L2[f, t, kr], X2[f, t, kr], best_e, best_x):
-                found = True
-                best_e = L2[f, t, kr]
-                best_x = X2[f, t, kr]
-                bf = f
-                bt = t
-                bkl = kleft[f, t]
-                bkr = kr
-    return True, bf, bt, bkl, bkr, k_single
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2091,14 +1664,11 @@ def group_rows(scores, bits, y, gid, grep):
 
 
 @njit(cache=True, nogil=True)
-def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth, R,
+def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
           sample_index, partition_buf, feature, threshold, left, right, node_label,
           node_start, node_end, node_depth, stack, vote, n_nodes_out,
-          correct, rank, s_idx, ref, em, kink_pos, ew, jpos, ev_code, cnt, sa, sc, sd, wbin,
-          ebin, nbin, valid, L1, L2, X1, X2, kleft, tot, tsa, tsc, tsd, lmin, xs, lab_mark,
-          lab_list, acc_e, acc_a, acc_c, acc_d,
+          sa, sc, nbin, valid, tsa, tsc, tsd, lab_mark, acc_a,
           margin, order, binpos, p, s, w, buf, inc, dec, jval, cand_f, cand_t, ubt, top_lab,
-          snap_cnt, snap_sc, snap_sd, snap_tot, snap_tsc, snap_tsd, snap_ref,
           grouped, gid, loc, rep, gcnt, gmargin, cum, vbuf, sbuf, vtmp, wbuf, tmpw,
           sm, sy, sw, sx, cand_heap, mtab, min_tables, ubr):
     n = X.shape[0]
@@ -2123,14 +1693,7 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
         want_split = node_depth[nd] < max_depth and end - start >= 2
         if not want_split and nd != 0:
             continue
-        if phase == PHASE_ZERO_ONE:
-            found, bf, bt, kl, kr, k_single = _best_split_phase1(
-                X, sample_index, start, end, n_bins, y, correct, rank, s_idx, R, ref, em,
-                kink_pos, ew, jpos, ev_code, cnt, sa, sc, sd, wbin, ebin, nbin, valid, L1, L2,
-                X1, X2, kleft, tot, tsa, tsc, tsd, lmin, xs, lab_mark, lab_list, acc_e, acc_a,
-                acc_c, acc_d, snap_cnt, snap_sc, snap_sd, snap_tot, snap_tsc, snap_tsd,
-                snap_ref)
-        elif phase == OBJ_BOTTOM_AVG and not constrain:
+        if phase == OBJ_BOTTOM_AVG and not constrain:
             found, bf, bt, kl, kr, k_single = _best_split_phase2_fast(
                 X, sample_index, start, end, n_bins, y, scores, margin, top_lab, c, nprime, hi,
                 eps, nd == 0, grouped, gid, loc, rep, gcnt, gmargin, cum, order,
@@ -2177,17 +1740,6 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
     n_nodes_out[0] = n_nodes
 
 
-def grow_zero_one_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, unit=1.0):
-    """Grow a Phase I tree (0-1 loss) for the ensemble with training scores ``scores`` and
-    total weight ``c``; ``unit`` is the step past the last breakpoint of an unbounded cell
-    (the 0-1 line search's convention). Returns the number of nodes; the tree is in ``ws``
-    (``vote`` = each training sample's label)."""
-    R = int(prepare_zero_one(scores, y, float(c), float(unit), ws.correct, ws.rank, ws.s_idx,
-                             ws.axis, ws.ref, ws.em, ws.kink_pos, ws.ew))
-    return _run(ws, X_binned, y, n_bins, scores, PHASE_ZERO_ONE, float(c), 1, 1.0, False,
-                0.0, R)
-
-
 def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprime,
                      objective=OBJ_BOTTOM_AVG, constrain=False, eps=0.0, grouping="auto",
                      min_tables=True):
@@ -2228,23 +1780,20 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
         if ws.mtab.shape[1:3] != (F, B):
             ws.mtab = np.zeros((4, F, B, ws.n_classes), np.float64)
     return _run(ws, X_binned, y, n_bins, scores, objective, float(c), int(nprime), hi,
-                bool(constrain), float(eps), 0, grouped, min_tables)
+                bool(constrain), float(eps), grouped, min_tables)
 
 
-def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, R,
+def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
          grouped=False, min_tables=False):
     if ws.sx.dtype != X_binned.dtype:
         ws.sx = np.zeros(ws.sx.shape, X_binned.dtype)
-    _grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth, R,
+    _grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth,
           ws.sample_index, ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right,
           ws.node_label, ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote,
-          ws.n_nodes, ws.correct, ws.rank, ws.s_idx, ws.ref, ws.em, ws.kink_pos, ws.ew,
-          ws.jpos, ws.ev_code, ws.cnt, ws.sa, ws.sc, ws.sd, ws.wbin, ws.ebin, ws.nbin,
-          ws.valid, ws.L1, ws.L2, ws.X1, ws.X2, ws.kleft, ws.tot, ws.tsa, ws.tsc, ws.tsd,
-          ws.lmin, ws.xs, ws.lab_mark, ws.lab_list, ws.acc_e, ws.acc_a, ws.acc_c, ws.acc_d,
+          ws.n_nodes, ws.sa, ws.sc, ws.nbin, ws.valid, ws.tsa, ws.tsc, ws.tsd, ws.lab_mark,
+          ws.acc_a,
           ws.margin, ws.order, ws.binpos, ws.p, ws.s, ws.w, ws.buf, ws.inc, ws.dec, ws.jval,
-          ws.cand_f, ws.cand_t, ws.ubt, ws.top_lab, ws.snap_cnt, ws.snap_sc, ws.snap_sd,
-          ws.snap_tot, ws.snap_tsc, ws.snap_tsd, ws.snap_ref, grouped, ws.gid, ws.loc, ws.rep,
+          ws.cand_f, ws.cand_t, ws.ubt, ws.top_lab, grouped, ws.gid, ws.loc, ws.rep,
           ws.gcnt, ws.gmargin, ws.cum, ws.vbuf, ws.sbuf, ws.vtmp, ws.wbuf, ws.tmpw,
           ws.sm, ws.sy, ws.sw, ws.sx, ws.cand_heap, ws.mtab, min_tables, ws.ubr)
     return int(ws.n_nodes[0])
