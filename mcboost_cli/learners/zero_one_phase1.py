@@ -317,6 +317,7 @@ def _reset_state(X, sample_index, start, end, y, correct, em, cnt, sa, sc, sd, t
 def _apply_events(X, jpos, ev_code, j, K, correct, em, ew, cnt, sc, sd, tot, tsc, tsd):
     a = 0 if j == 0 else jpos[j - 1]
     F = cnt.shape[1]
+    n01 = 0
     for q in range(a, jpos[j]):
         code = ev_code[q]
         ik = code >> 1
@@ -333,39 +334,47 @@ def _apply_events(X, jpos, ev_code, j, K, correct, em, ew, cnt, sc, sd, tot, tsc
                 sd[k, f, b] += dv
         else:                         # a wrong example turns right (-1), a right one wrong
             d = 1 if correct[i] else -1
+            n01 += 1
             tot[k] += d
             for f in range(F):
                 cnt[k, f, X[i, f]] += d
+    return n01
 
 
 @njit(cache=True, nogil=True)
-def _prefixes(cnt, sa, sc, sd, hmin, f, nb, pe, pa, pc, pd, ph, sh):
-    """Per label, the sums over bins <= t of feature f (t < nb - 1), the smallest rise point
-    over bins <= t (ph) and over bins > t (sh)."""
+def _prefix_counts(cnt, f, nb, pe):
+    """Per label, the errors over bins <= t of feature f (t < nb - 1)."""
     K = cnt.shape[0]
     for k in range(K):
         ce = 0
-        ca = 0.0
-        cc = 0.0
-        cd = 0.0
-        ch = INF
         for t in range(nb - 1):
             ce += cnt[k, f, t]
-            ca += sa[k, f, t]
-            cc += sc[k, f, t]
-            cd += sd[k, f, t]
-            if hmin[k, f, t] < ch:
-                ch = hmin[k, f, t]
             pe[k, t] = ce
-            pa[k, t] = ca
-            pc[k, t] = cc
-            pd[k, t] = cd
-            ph[k, t] = ch
-        ch = hmin[k, f, nb - 1]
-        for t in range(nb - 2, -1, -1):
-            sh[k, t] = ch
-            if hmin[k, f, t] < ch:
-                ch = hmin[k, f, t]
+
+
+@njit(cache=True, nogil=True)
+def _prefix_row(sa, sc, sd, hmin, k, f, nb, pa, pc, pd, ph, sh):
+    """For label k: the loss sums over bins <= t of feature f, the smallest rise point over
+    bins <= t (ph) and over bins > t (sh)."""
+    ca = 0.0
+    cc = 0.0
+    cd = 0.0
+    ch = INF
+    for t in range(nb - 1):
+        ca += sa[k, f, t]
+        cc += sc[k, f, t]
+        cd += sd[k, f, t]
+        if hmin[k, f, t] < ch:
+            ch = hmin[k, f, t]
+        pa[k, t] = ca
+        pc[k, t] = cc
+        pd[k, t] = cd
+        ph[k, t] = ch
+    ch = hmin[k, f, nb - 1]
+    for t in range(nb - 2, -1, -1):
+        sh[k, t] = ch
+        if hmin[k, f, t] < ch:
+            ch = hmin[k, f, t]
 
 
 @njit(cache=True, nogil=True)
@@ -403,7 +412,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                       want_split, correct, rank, s_idx, R, axis, em, kink_pos, ew, unit, mark,
                       stamp, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, cnt, sa, sc, sd, tot,
                       tsa, tsc, tsd, nbin, valid, L1, X1, L2, X2, kleft, pe, pa, pc, pd, hmin,
-                      ph, sh, tmin, lmin, xs):
+                      ph, sh, tmin, lmin, xs, rowdone):
     """Best split of node S (Alg. 1.2 lines 4-13) under the global key (module docstring).
 
     Returns (found, feature, threshold, k_left, k_right, k_single); k_single is the best
@@ -452,7 +461,13 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         _reset_state(X, sample_index, start, end, y, correct, em, cnt, sa, sc, sd, tot, tsa,
                      tsc, tsd)
         for j in range(R):
-            _apply_events(X, jpos, ev_code, j, K, correct, em, ew, cnt, sc, sd, tot, tsc, tsd)
+            n01 = _apply_events(X, jpos, ev_code, j, K, correct, em, ew, cnt, sc, sd, tot,
+                                tsc, tsd)
+            if j > 0 and n01 == 0 and oE[j] > oE[j - 1]:
+                # Nothing of S turned right or wrong here and the rest of the tree has more
+                # errors than at j - 1: every candidate's error rose, none can reach its
+                # minimum here (the skip changes no result).
+                continue
             lo = axis[j]
             hi = axis[j + 1] if j + 1 < R else INF
             oe = oE[j]
@@ -477,7 +492,11 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 continue
             for f in range(F):
                 nb = n_bins[f]
-                _prefixes(cnt, sa, sc, sd, hmin, f, nb, pe, pa, pc, pd, ph, sh)
+                # Error prefixes of every label now; a label's loss sums and rise minima
+                # only when one of its candidates can reach its minimum error here.
+                _prefix_counts(cnt, f, nb, pe)
+                for k in range(K):
+                    rowdone[k] = False
                 for t in range(nb - 1):
                     if not valid[f, t]:
                         continue
@@ -485,15 +504,19 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                         # Line 7: "k on S_left"; S_right keeps S's label.
                         r = cur_lab
                         re = oe + tot[r] - pe[r, t]
-                        ra = oA + tsa[r] - pa[r, t]
-                        rc = oc + tsc[r] - pc[r, t]
-                        rd = od + tsd[r] - pd[r, t]
-                        rh = min(hi, sh[r, t])
                         for k in range(K):
                             e = re + pe[k, t]
                             if e <= L1[f, t, k]:
-                                x = cell_loss(ra + pa[k, t], rc + pc[k, t], rd + pd[k, t],
-                                              lo, min(rh, ph[k, t]), unit)
+                                if not rowdone[r]:
+                                    _prefix_row(sa, sc, sd, hmin, r, f, nb, pa, pc, pd, ph, sh)
+                                    rowdone[r] = True
+                                if not rowdone[k]:
+                                    _prefix_row(sa, sc, sd, hmin, k, f, nb, pa, pc, pd, ph, sh)
+                                    rowdone[k] = True
+                                x = cell_loss(oA + tsa[r] - pa[r, t] + pa[k, t],
+                                              oc + tsc[r] - pc[r, t] + pc[k, t],
+                                              od + tsd[r] - pd[r, t] + pd[k, t],
+                                              lo, min(min(hi, sh[r, t]), ph[k, t]), unit)
                                 if _key_better(e, x, L1[f, t, k], X1[f, t, k]):
                                     L1[f, t, k] = e
                                     X1[f, t, k] = x
@@ -501,16 +524,20 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                         # Line 9: "k_left on S_left, k on S_right".
                         kl = kleft[f, t]
                         le = oe + pe[kl, t]
-                        la = oA + pa[kl, t]
-                        lc = oc + pc[kl, t]
-                        ld = od + pd[kl, t]
-                        lh = min(hi, ph[kl, t])
                         for k in range(K):
                             e = le + tot[k] - pe[k, t]
                             if e <= L2[f, t, k]:
-                                x = cell_loss(la + tsa[k] - pa[k, t], lc + tsc[k] - pc[k, t],
-                                              ld + tsd[k] - pd[k, t], lo, min(lh, sh[k, t]),
-                                              unit)
+                                if not rowdone[kl]:
+                                    _prefix_row(sa, sc, sd, hmin, kl, f, nb, pa, pc, pd, ph,
+                                                sh)
+                                    rowdone[kl] = True
+                                if not rowdone[k]:
+                                    _prefix_row(sa, sc, sd, hmin, k, f, nb, pa, pc, pd, ph, sh)
+                                    rowdone[k] = True
+                                x = cell_loss(oA + pa[kl, t] + tsa[k] - pa[k, t],
+                                              oc + pc[kl, t] + tsc[k] - pc[k, t],
+                                              od + pd[kl, t] + tsd[k] - pd[k, t], lo,
+                                              min(min(hi, ph[kl, t]), sh[k, t]), unit)
                                 if _key_better(e, x, L2[f, t, k], X2[f, t, k]):
                                     L2[f, t, k] = e
                                     X2[f, t, k] = x
@@ -567,7 +594,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
                  oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, cnt, sa, sc, sd, tot, tsa, tsc, tsd,
                  nbin, valid, L1, X1, L2, X2, kleft, pe, pa, pc, pd, hmin, ph, sh, tmin, lmin,
-                 xs):
+                 xs, rowdone):
     n = X.shape[0]
     for i in range(n):
         sample_index[i] = i
@@ -585,7 +612,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
         X, sample_index, 0, n, n_bins, y, scores, vote, 0, False, correct, rank, s_idx, R,
         axis, em, kink_pos, ew, unit, mark, 0, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, cnt,
         sa, sc, sd, tot, tsa, tsc, tsd, nbin, valid, L1, X1, L2, X2, kleft, pe, pa, pc, pd,
-        hmin, ph, sh, tmin, lmin, xs)
+        hmin, ph, sh, tmin, lmin, xs, rowdone)
     node_label[0] = k0
     for i in range(n):
         vote[i] = k0
@@ -604,7 +631,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
             X, sample_index, start, end, n_bins, y, scores, vote, node_label[nd], True,
             correct, rank, s_idx, R, axis, em, kink_pos, ew, unit, mark, stamp, oE, oC, oD, oH,
             bE, bC, bD, jpos, ev_code, cnt, sa, sc, sd, tot, tsa, tsc, tsd, nbin, valid, L1,
-            X1, L2, X2, kleft, pe, pa, pc, pd, hmin, ph, sh, tmin, lmin, xs)
+            X1, L2, X2, kleft, pe, pa, pc, pd, hmin, ph, sh, tmin, lmin, xs, rowdone)
         stamp += 1
         if not found:
             continue
@@ -654,5 +681,5 @@ def grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c=None, unit=1.0):
                  ws.oE, ws.oC, ws.oD, ws.oH, ws.bE, ws.bC, ws.bD, ws.jpos, ws.ev_code, ws.cnt,
                  ws.sa, ws.sc, ws.sd, ws.tot, ws.tsa, ws.tsc, ws.tsd, ws.nbin, ws.valid, ws.L1,
                  ws.X1, ws.L2, ws.X2, ws.kleft, ws.pe, ws.pa, ws.pc, ws.pd, ws.hmin, ws.ph,
-                 ws.sh, ws.tmin, ws.lmin, ws.xs)
+                 ws.sh, ws.tmin, ws.lmin, ws.xs, ws.rowdone)
     return int(ws.n_nodes[0])

@@ -144,6 +144,7 @@ class ZeroOneWorkspace:
         self.pd = np.zeros((K, B), np.float64)
         self.ph = np.zeros((K, B), np.float64)
         self.sh = np.zeros((K, B), np.float64)
+        self.rowdone = np.zeros(K, np.bool_)
         # ... and the rest of the tree (the global key): per axis position.
         self.mark = np.zeros(n, np.int64)
         self.oE = np.zeros(n + 1, np.int64)
