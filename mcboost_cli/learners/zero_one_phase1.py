@@ -277,6 +277,36 @@ def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_p
 
 
 @njit(cache=True, nogil=True)
+def _stretch_minima(jpos, ev_code, R, oE, keep):
+    """keep[j] = 1 where a candidate of S can have its minimum error, 0 elsewhere.
+
+    Between two positions where an example of S turns right or wrong, every candidate's own
+    errors are constant, so its whole-tree error there is a constant plus oE[j]: a position
+    whose oE exceeds the smallest oE of its stretch has more errors, for every candidate, than
+    another position of the same stretch, and cannot hold any candidate's minimum (nor, the
+    error being higher, decide its loss). Skipping those positions changes no result."""
+    a = 0
+    while a < R:
+        b = a + 1
+        while b < R:
+            has01 = False
+            for q in range(jpos[b - 1], jpos[b]):
+                if ev_code[q] & 1 == 0:
+                    has01 = True
+                    break
+            if has01:
+                break
+            b += 1
+        m = oE[a]
+        for j in range(a + 1, b):
+            if oE[j] < m:
+                m = oE[j]
+        for j in range(a, b):
+            keep[j] = 1 if oE[j] == m else 0
+        a = b
+
+
+@njit(cache=True, nogil=True)
 def _reset_state(X, sample_index, start, end, y, correct, em, cnt, sa, sc, sd, tot, tsa, tsc,
                  tsd):
     """The per-(label, feature, bin) state before position 0: every wrong example counted
@@ -448,6 +478,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                     any_valid = True
     _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_pos, jpos,
                  ev_code, K)
+    keep = bE     # free after _rest_of_tree
+    _stretch_minima(jpos, ev_code, R, oE, keep)
     for k in range(K):
         lmin[k] = _BIG
         xs[k] = INF
@@ -461,13 +493,9 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         _reset_state(X, sample_index, start, end, y, correct, em, cnt, sa, sc, sd, tot, tsa,
                      tsc, tsd)
         for j in range(R):
-            n01 = _apply_events(X, jpos, ev_code, j, K, correct, em, ew, cnt, sc, sd, tot,
-                                tsc, tsd)
-            if j > 0 and n01 == 0 and oE[j] > oE[j - 1]:
-                # Nothing of S turned right or wrong here and the rest of the tree has more
-                # errors than at j - 1: every candidate's error rose, none can reach its
-                # minimum here (the skip changes no result).
-                continue
+            _apply_events(X, jpos, ev_code, j, K, correct, em, ew, cnt, sc, sd, tot, tsc, tsd)
+            if keep[j] == 0:
+                continue      # every candidate has fewer errors elsewhere (_stretch_minima)
             lo = axis[j]
             hi = axis[j + 1] if j + 1 < R else INF
             oe = oE[j]
