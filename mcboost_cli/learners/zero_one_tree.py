@@ -401,6 +401,10 @@ def _best_split_phase2(X, sample_index, start, end, n_bins, y, scores, margin, c
 #   cannot beat the best value found (ties are never dropped), and the epsilon-step objective
 #   of the tie-break is computed only for ties.
 
+# A label's pre-search (``_pick_label``) runs on the first PREFIX_MULT x (items with margin
+# <= v0) of the node in margin order: an upper bound of the node's S, cheaper to scan.
+PREFIX_MULT = 2
+
 MODE_LEFT = 0      # members: bin <= t, voted label a
 MODE_SPLIT = 1     # members: all, voted a (bin <= t) or b
 MODE_ALL = 2       # members: all, voted a
@@ -957,7 +961,7 @@ def _two_line_bound(P0, q0, P1, q1, a, kcap, c):
 
 @njit(cache=True, nogil=True)
 def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c, hi, S0, Q0,
-              double, x_hint, floor, v0, bufs, mins, mtab):
+              double, x_hint, floor, v0, bufs, mins, mtab, fall, whole):
     """Exact maximum of g over [0, hi] for a candidate that rises at 0 (right slope Q0 at
     S(0) = S0): bracket by doubling, then intersect the pieces of S at the bracket's ends
     (as ``line_search.max_bottom_avg_exact``). Returns the maximum — or, as soon as the
@@ -971,7 +975,21 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c
     (or from 0), which lets it skip the entries and items that cannot be among the kcap
     smallest; the bound only needs to hold, so the scans return the same bits. With ``mins``
     (n' = 1, so kcap = 1) each scan is the O(1) ``_min_scan`` on the node's n' = 1 tables
-    ``mtab`` (the same floats, the same probes)."""
+    ``mtab`` (the same floats, the same probes).
+
+    ``fall``: the falling bound S(alpha) <= fall - kcap alpha (``_falling_bounds``; +inf when
+    there is none). While the bracket is still growing (g rises at the last probe a0), S lies
+    below the supporting line at a0 and below the falling bound, so g's maximum over
+    [a0, hi] is at most the larger of that two-line bound at a0, at hi and where the lines
+    cross: the search stops there as soon as that is below ``floor`` (as in the bracket's
+    phase), instead of probing on.
+
+    ``whole``: the items are a margin-ordered prefix of the node holding every item with a
+    margin <= v0 (``_pick_label``'s pre-search), so this S is an upper bound U of the node's
+    (the sum of the kcap smallest of a subset), with the same S(0) and right slope at 0. Then
+    the aborts bound g over all of [0, hi] (a bound on the bracket only would not hold for the
+    node's S, whose maximiser may lie elsewhere): U's supporting lines bound the node's S
+    everywhere."""
     A = 0.0
     Bm = 0.0
     C = 0.0
@@ -1003,6 +1021,20 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c
             a0 = a
             P0 = Sa - Qr * a
             q0 = Qr
+            if floor > -INF:
+                ub = _two_line_bound(P0, q0, fall, -1.0 * kcap, 0.0 if whole else a0, kcap, c)
+                u1 = _two_line_bound(P0, q0, fall, -1.0 * kcap, hi, kcap, c)
+                if u1 > ub:
+                    ub = u1
+                if fall < INF:
+                    x = (fall - P0) / (q0 + kcap)
+                    if (0.0 if whole else a0) < x < hi:
+                        u1 = _two_line_bound(P0, q0, fall, -1.0 * kcap, x, kcap, c)
+                        if u1 > ub:
+                            ub = u1
+                ub += 1e-9 * (1.0 + abs(ub))
+                if ub < floor - OBJ_TIE_EPS * (1.0 + abs(floor)):
+                    return ub
             a = 2.0 * a
             continue
         if _rising(Sa, Ql, kcap, c, a):
@@ -1019,11 +1051,13 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c
             # S is concave, so S <= min(P0 + q0 a, P1 + q1 a) on [a0, a1]; each line over
             # (c + a) is monotone, so g's maximum there is at most the bound's value at a0,
             # a1 or the lines' intersection x.
-            ub = _two_line_bound(P0, q0, P1, q1, a0, kcap, c)
-            u1 = _two_line_bound(P0, q0, P1, q1, a1, kcap, c)
+            lo_b = 0.0 if whole else a0
+            hi_b = hi if whole else a1
+            ub = _two_line_bound(P0, q0, P1, q1, lo_b, kcap, c)
+            u1 = _two_line_bound(P0, q0, P1, q1, hi_b, kcap, c)
             if u1 > ub:
                 ub = u1
-            if a0 < x < a1:
+            if lo_b < x < hi_b:
                 u1 = _two_line_bound(P0, q0, P1, q1, x, kcap, c)
                 if u1 > ub:
                     ub = u1
@@ -1270,6 +1304,7 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
     # Bracketing by doubling pays when the relevant prefix is short; when it already holds
     # most of the set (e.g. many tied margins), start from the whole range.
     double = 4 * read < L
+    Lp = PREFIX_MULT * read
     # Second concave bound per label (see _falling_bounds); the label's maximum is at most the
     # ratio where the tangent at 0 meets it. Stored in jval (upper bounds of rising labels).
     _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap, jeps, jS0)
@@ -1319,8 +1354,21 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
         if _rising(S0, jQ0[kk], kcap, c, 0.0):
             # First probe at the bounds' intersection (jS0): if S reaches the tangent at 0
             # there, g there is the bound, hence the maximum.
-            v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, items, kcap, c, hi,
-                          S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs, mins, mtab)
+            # Pre-search on a margin-ordered prefix holding every item with margin <= v0:
+            # its S (the kcap smallest of a subset) is an upper bound of the node's with the
+            # same S(0) and slope at 0, so a maximum (or whole-range bound) below ref_v
+            # proves this label cannot win; most labels end so (ALGORITHMS.md, "Speed").
+            v = -INF
+            pre = False
+            if ref_v > -INF and Lp < L and not mins:
+                v = _cand_max(order_m, Lp, X, f, t, la, kk, mode, scores, y, items, kcap, c,
+                              hi, S0, jQ0[kk], 4 * read < Lp, jS0[kk], ref_v, v0, bufs, mins,
+                              mtab, jeps[kk], True)
+                pre = v < ref_v - OBJ_TIE_EPS * (1.0 + abs(ref_v))
+            if not pre:
+                v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, items, kcap, c,
+                              hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs, mins, mtab,
+                              jeps[kk], False)
         else:
             v = g0                      # a corner: the maximum is at alpha = 0
         e = jD[kk] if eps > 0.0 else 0.0
