@@ -272,6 +272,21 @@ def exp_loss_log(A, Cpre, Dpre, kinks, korder, n_k, alpha):
     return _logaddexp3(_log_or_ninf(A) - alpha, _log_or_ninf(C), _log_or_ninf(D) + alpha)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def interval_step(a_star, lo, hi, unit):
+    """The step inside interval (lo, hi) for an exponential loss minimised at a_star (inf: it
+    falls for ever): a_star clipped INTERVAL_INSET of the width inside a bounded interval;
+    max(a_star, 1.05 lo) in the unbounded one, lo + unit when the loss falls for ever, unit
+    when that leaves 0 (see ``line_search_zero_one_exp``)."""
+    if hi == INF:
+        if a_star == INF:
+            return lo + unit
+        a = max(a_star, 1.05 * lo)
+        return a if a > 0.0 else unit
+    w = hi - lo
+    return min(max(a_star, lo + INTERVAL_INSET * w), hi - INTERVAL_INSET * w)
+
+
 @njit(cache=True, nogil=True)
 def line_search_zero_one_exp(scores, y, vote, unit, plus_buf, minus_buf, kinks, cs, ds,
                              korder, Cpre, Dpre):
@@ -425,16 +440,7 @@ def line_search_zero_one_exp(scores, y, vote, unit, plus_buf, minus_buf, kinks, 
         else:
             hi = INF
         if err == best:
-            if hi == INF:
-                if a_star == INF:
-                    a = lo + unit
-                else:
-                    a = max(a_star, 1.05 * lo)
-                    if a <= 0.0:
-                        a = unit
-            else:
-                w = hi - lo
-                a = min(max(a_star, lo + INTERVAL_INSET * w), hi - INTERVAL_INSET * w)
+            a = interval_step(a_star, lo, hi, unit)
             val = exp_loss_log(A, Cpre, Dpre, kinks, korder, n_k, a)
             if val < best_loss - OBJ_TIE_EPS * (1.0 + abs(best_loss)) or best_loss == INF:
                 best_loss = val

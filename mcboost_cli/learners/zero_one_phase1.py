@@ -53,7 +53,7 @@ import numpy as np
 from numba import njit
 
 from .histogram_tree import _partition
-from .line_search import INF, INTERVAL_INSET, top_wrong
+from .line_search import INF, interval_step, top_wrong
 
 _BIG = np.int64(2 ** 40)
 
@@ -146,16 +146,7 @@ def cell_loss(A, C, D, lo, hi, unit):
         a_star = INF
     else:
         a_star = 0.0
-    if hi == INF:
-        if a_star == INF:
-            a = lo + unit
-        else:
-            a = max(a_star, 1.05 * lo)
-            if a <= 0.0:
-                a = unit
-    else:
-        w = hi - lo
-        a = min(max(a_star, lo + INTERVAL_INSET * w), hi - INTERVAL_INSET * w)
+    a = interval_step(a_star, lo, hi, unit)
     v = C
     if A > 0.0:
         v += A * np.exp(-a)
