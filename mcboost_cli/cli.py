@@ -141,7 +141,9 @@ def _run_options(f):
                      help="Save each running fit's state this often (under checkpoints/ beside "
                           "the store), so a fit stopped midway continues when the command is "
                           "run again; 0 = never. A save waits at least 20 times as long as "
-                          "the last one took."),
+                          "the last one took. There too, the fits of a grid that share their "
+                          "first rounds (DMCBoost's Phase I, the same for every n') take them "
+                          "from the first of them to finish them (not with 0)."),
     ]
     for o in reversed(opts):
         f = o(f)
@@ -359,6 +361,12 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
                                 checkpoints=active)
         finally:
             executor.shutdown(cancel_pending=True)
+        final = store.statuses(keys) if active is not None else {}
+        if active is not None and not summary.interrupted and all(
+                final.get(k) == "done" for k in keys):
+            # Every fit of the plan is stored: no sibling is left to start from a shared
+            # prefix (a re-run computes none), so their states need not take disk space.
+            active.discard_prefixes()
         text, paths = _render(shown, expand(shown), store, out_dir)
     click.echo(text)
     click.echo(f"{summary.describe()}", err=True)

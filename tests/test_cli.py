@@ -289,6 +289,23 @@ def test_direct_boosters_config_runs_end_to_end(tmp_path, mirror_env):
     assert (csv["n"] == 2).all()
     # Tic-tac-toe is 65% one class: every booster beats the majority vote.
     assert ((csv["mean"] > 0) & (csv["mean"] < 34.7)).all()
+    # Each grid's n' share one Phase I (algorithms.base, "Shared prefixes"): the first fit of
+    # a (fold, algorithm) computes it, its siblings start from it; once every cell is done
+    # the saved prefixes are removed.
+    con = sqlite3.connect(tmp_path / "results/direct_tiny/cells.sqlite")
+    extras = [json.loads(e) for (e,) in con.execute("SELECT extra FROM results")]
+    con.close()
+    shared = [e for e in extras if e.get("prefix_rounds")]
+    assert len(extras) == 18 and len(shared) == 18 - 8, extras
+    assert all(e["prefix_rounds"] == e["n_phase1_rounds"] for e in shared)
+    assert not list((tmp_path / "results/direct_tiny/checkpoints").rglob("*.prefix"))
+    # Without checkpoints nothing is shared, and the numbers are the same.
+    r = invoke(["run", str(cfg), "--jobs", "1", "-q", "--checkpoint-every", "0",
+                "--store", str(tmp_path / "plain.sqlite"), "--results-dir",
+                str(tmp_path / "plain")], tmp_path)
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "plain/results.csv").read_text() == (
+        tmp_path / "results/direct_tiny/results.csv").read_text()
 
 
 LONG_FIT_CFG = """\

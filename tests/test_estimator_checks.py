@@ -2,6 +2,8 @@
 (as river's ``check_estimator``): a new algorithm gets these tests for free. An algorithm for
 two classes only declares ``binary_only = True`` and is checked on two-class data."""
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -193,3 +195,60 @@ def test_checkpoint_of_other_data_or_parameters_is_ignored(algo, tmp_path):
     ck = _StoppingCheckpoint(path)
     algo(**dict(params, n_rounds=5)).fit(X, y, checkpoint=ck)
     assert ck.resumed_round == 0
+
+
+def _prefix_variant(algo, params):
+    """The same parameters with every prefix-free one (algorithms.base, "Shared prefixes")
+    set to another valid value."""
+    out = dict(params)
+    for s in algo.param_specs:
+        if s.name not in algo._prefix_free_params:
+            continue
+        v = params.get(s.name, s.default)
+        if s.kind == "choice":
+            out[s.name] = next(c for c in s.choices if c != v)
+        elif s.kind == "int":
+            out[s.name] = v + 3
+        else:
+            out[s.name] = v / 2
+    return out
+
+
+class _RecordingPrefixes:
+    """An in-memory ``PrefixStore`` (pickled, as the files are: the state holds the live
+    arrays of the fit that saves it)."""
+
+    def __init__(self):
+        self.states = {}
+
+    def load(self, fingerprint):
+        got = self.states.get(fingerprint)
+        return None if got is None else pickle.loads(got)
+
+    def save(self, fingerprint, state):
+        self.states[fingerprint] = pickle.dumps(state)
+
+
+def test_a_fit_from_a_siblings_shared_prefix_equals_a_fit_from_round_one(algo):
+    if not algo._prefix_free_params:
+        pytest.skip("no shared prefix")
+    X, y = _data(6, algo=algo)
+    Xv, yv = _data(7, algo=algo)
+    params = dict(algo.test_params, n_rounds=40)
+    if "phase1_patience" in algo().get_params():
+        params["phase1_patience"] = 2     # Phase I (the prefix) ends well before round 40
+    other = _prefix_variant(algo, params)
+    assert other != params
+    store = _RecordingPrefixes()
+    first = algo(**params).fit(X, y, eval_set=[(Xv, yv)], prefix=store)
+    assert first.prefix_rounds_ == 0 and len(store.states) == 1
+    sibling = algo(**other).fit(X, y, eval_set=[(Xv, yv)], prefix=store)
+    fresh = algo(**other).fit(X, y, eval_set=[(Xv, yv)])
+    assert sibling.prefix_rounds_ >= 1
+    sibling.prefix_rounds_ = 0           # the one attribute that tells them apart
+    _assert_same_fit(fresh, sibling)
+    np.testing.assert_array_equal(fresh.decision_function(Xv), sibling.decision_function(Xv))
+    # A parameter the prefix depends on (the tree depth) makes another prefix.
+    deeper = algo(**dict(other, max_depth=other.get("max_depth", 3) + 1))
+    deeper.fit(X, y, prefix=store)
+    assert deeper.prefix_rounds_ == 0 and len(store.states) == 2

@@ -160,6 +160,9 @@ class DirectBoosting(BaseBoosting):
     early_stopping = False   # the paper stops at the margin maximum, no validation stopping
     _scratch_attrs = ("_ws", "_plus", "_minus", "_inc", "_dec", "_kinks", "_cs", "_ds",
                       "_korder", "_cpre", "_dpre")
+    # Phase I never reads these (shared prefixes: the n' of a grid share their Phase I).
+    _prefix_free_params = ("n_prime", "n_prime_fraction", "epsilon", "th", "patience")
+    _prefix_derived_attrs = ("n_prime_",)
     _objective = OBJ_BOTTOM_AVG
     _constrain = False
     _relax = True
@@ -229,9 +232,14 @@ class DirectBoosting(BaseBoosting):
 
     def _boost(self, t, X_binned, y):
         if self._phase == 1:
-            outcome = self._boost_phase1(t, X_binned, y)
-            if outcome is not None:
-                return outcome
+            if not self.phase1_stop_:
+                outcome = self._boost_phase1(t, X_binned, y)
+                if outcome is not None:
+                    return outcome
+                # Phase I is over (it set phase1_stop_). Nothing so far depended on the Phase
+                # II parameters: the state is the same for every n' (base, "Shared prefixes");
+                # a sibling restored from it starts here, at the first Phase II round.
+                self._prefix_reached()
             # Coordinatewise local minimum of the 0-1 loss: Phase II starts (Alg. 2 line 1).
             self._phase = 2
             self._g = self._objective_value()

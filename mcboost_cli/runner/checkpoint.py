@@ -16,7 +16,15 @@ Map of the module
     whole fit time; ``elapsed()``, ``elapsed_cpu()``).
 ``CheckpointDir(root, every_seconds)``
     The checkpoints of a result store, one file per cell key: ``for_cell(key)``,
-    ``discard(keys)``, ``progress(key)`` (how far a stopped fit got, for ``--dry-run``).
+    ``discard(keys)``, ``progress(key)`` (how far a stopped fit got, for ``--dry-run``),
+    ``prefixes()`` / ``discard_prefixes()``.
+``PrefixStore(root)``
+    Shared prefixes (``algorithms.base``, "Shared prefixes"): the state at the end of the rounds
+    that the fits of a grid share (DMCBoost's Phase I, the same for every n'), one file per
+    prefix fingerprint under ``<checkpoints>/prefix/``. The first sibling to get there saves
+    it, the others start from it. Two siblings running at once both compute it and write the
+    same state (the rename is atomic); the runner orders the plan so that one sibling of each
+    group runs first (``execute.prefix_first_order``).
 
 Files are pickles written by this program for itself (write to a temporary file, then an
 atomic rename: a kill while saving leaves the previous checkpoint). Beside each, a small
@@ -141,6 +149,52 @@ def _write_atomically(path: Path, write) -> None:
     os.replace(tmp, path)
 
 
+class PrefixStore:
+    """Shared-prefix states of one checkpoint folder: ``<root>/<fingerprint>.prefix``.
+
+    ``load(fingerprint)`` returns the saved state or None (none yet, unreadable, another
+    format); ``save(fingerprint, state)`` writes it atomically. The fingerprint (class,
+    version, the shared parameters, data, library versions) is the file name, so a stale
+    file is never read by the wrong fit.
+    """
+
+    def __init__(self, root):
+        self.root = Path(root)
+
+    def path(self, fingerprint: str) -> Path:
+        return self.root / f"{fingerprint}.prefix"
+
+    def load(self, fingerprint: str):
+        try:
+            with open(self.path(fingerprint), "rb") as fh:
+                payload = pickle.load(fh)
+        except Exception:    # none yet, or torn or foreign: compute the prefix
+            return None
+        if (not isinstance(payload, dict) or payload.get("format") != FORMAT
+                or payload.get("fingerprint") != fingerprint):
+            return None
+        return payload["state"]
+
+    def save(self, fingerprint: str, state: dict) -> None:
+        payload = {"format": FORMAT, "fingerprint": fingerprint, "state": state}
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            _write_atomically(self.path(fingerprint), lambda fh: pickle.dump(
+                payload, fh, protocol=pickle.HIGHEST_PROTOCOL))
+        except OSError:
+            # Sharing is an optimisation: a full disk or a read-only folder costs the
+            # siblings their prefix, never the fit.
+            pass
+
+    def discard(self) -> int:
+        """Remove every saved prefix; returns how many there were."""
+        n = 0
+        for p in self.root.glob("*.prefix"):
+            p.unlink(missing_ok=True)
+            n += 1
+        return n
+
+
 class CheckpointDir:
     """The checkpoints of one result store: ``<root>/<cell key>.ckpt``.
 
@@ -157,6 +211,14 @@ class CheckpointDir:
 
     def for_cell(self, key: str) -> FitCheckpoint:
         return FitCheckpoint(self.path(key), self.every_seconds)
+
+    def prefixes(self) -> PrefixStore:
+        """The shared prefixes of this folder's fits (``<root>/prefix/``)."""
+        return PrefixStore(self.root / "prefix")
+
+    def discard_prefixes(self) -> int:
+        """Remove every shared prefix (once no pending fit can use them)."""
+        return self.prefixes().discard()
 
     def discard(self, keys) -> int:
         """Remove the checkpoints of ``keys`` (finished or forgotten cells); returns how many

@@ -4,7 +4,8 @@
 
 1. look up the status of every cell key in the store; skip ``done`` cells, and ``failed`` /
    ``timeout`` cells unless ``retry_failed``;
-2. send the rest (in plan order) through the executor, each call wrapped by ``run_guarded`` so
+2. send the rest through the executor — in plan order, except that of the fits sharing a
+   prefix (``prefix_first_order``) one runs before the others — each call wrapped by ``run_guarded`` so
    an exception or a timeout becomes a stored result instead of stopping the run;
 3. write every result to the store the moment it arrives, in its own transaction, so a kill or
    Ctrl-C loses only the cells in flight and re-running the same command resumes.
@@ -78,6 +79,36 @@ class RunSummary:
         return text
 
 
+def prefix_group(cell: Cell) -> str:
+    """The cells whose fits share their first rounds (``algorithms.base``, "Shared
+    prefixes") have the same group: the cell's key computed without the algorithm's
+    ``_prefix_free_params``. Cells of algorithms without any are groups of their own."""
+    from ..algorithms.registry import get_algorithm
+
+    try:
+        free = get_algorithm(cell.algorithm)._prefix_free_params
+    except Exception:    # an unknown algorithm fails in its own cell, not here
+        free = ()
+    if not free or not any(k in free for k, _ in cell.params):
+        return cell.key
+    return Cell(**{**vars(cell), "params": tuple((k, v) for k, v in cell.params
+                                                 if k not in free)}).key
+
+
+def prefix_first_order(cells: list[Cell]) -> list[Cell]:
+    """The cells in plan order, but every cell that shares a prefix with an earlier one moved
+    after all the groups' first cells: a group's first fit has saved the shared state before
+    its siblings start (with fewer groups than workers, siblings still start together and
+    each computes the prefix; the numbers are the same either way)."""
+    seen: set[str] = set()
+    first, rest = [], []
+    for cell in cells:
+        g = prefix_group(cell)
+        (rest if g in seen else first).append(cell)
+        seen.add(g)
+    return first + rest
+
+
 def _first_line_of_error(result: CellResult) -> str:
     lines = [line for line in (result.traceback or "").strip().splitlines() if line.strip()]
     if result.status == TIMEOUT:
@@ -148,6 +179,7 @@ def run_cells(cells: Iterable[Cell], store: ResultStore, work_fn: Callable[[Cell
             summary.skipped_failed += status != DONE
         else:
             todo.append(cell)
+    todo = prefix_first_order(todo)
 
     progress.start(len(todo), skipped=summary.skipped)
     # A partial of a top-level function pickles by reference, so worker processes can run it.

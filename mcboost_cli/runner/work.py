@@ -90,7 +90,11 @@ def run_cell(cell: Cell, checkpoints=None, fetch: bool = False,
     if has_valid:
         eval_set.insert(0, (binned["valid"], y_noisy[split.valid]))
     ckpt = checkpoints.for_cell(cell.key) if checkpoints is not None else None
-    est.fit(binned["train"], y_noisy[split.train], eval_set=eval_set, checkpoint=ckpt)
+    # Fits of a grid that share their first rounds (DMCBoost's Phase I for every n') take
+    # them from the sibling that computed them first (algorithms.base, "Shared prefixes").
+    prefix = checkpoints.prefixes() if checkpoints is not None else None
+    est.fit(binned["train"], y_noisy[split.train], eval_set=eval_set, checkpoint=ckpt,
+            prefix=prefix)
     fit_seconds = ckpt.elapsed() if ckpt is not None else time.perf_counter() - t_fit
     # CPU time of this thread, which runs the whole fit (the numba kernels are single-threaded):
     # unlike fit_seconds it does not grow when other processes share the cores, and other
@@ -102,6 +106,10 @@ def run_cell(cell: Cell, checkpoints=None, fetch: bool = False,
     if ckpt is not None and ckpt.resumed_round:
         # Continued from a mid-fit checkpoint (the numbers are those of an uninterrupted fit).
         extra["resumed_from_round"] = ckpt.resumed_round
+    if getattr(est, "prefix_rounds_", 0):
+        # Its first rounds (and their CPU time) were a sibling's: fit_seconds and cpu_seconds
+        # count this fit's own work only, so their sum over a grid is what the grid cost.
+        extra["prefix_rounds"] = int(est.prefix_rounds_)
     if hasattr(est, "n_phase1_rounds_"):
         # Two-phase boosters (DMCBoost): rounds 1..n_phase1 are Phase I (the figures mark it).
         extra["n_phase1_rounds"] = int(est.n_phase1_rounds_)
