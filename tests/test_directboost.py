@@ -211,3 +211,71 @@ def test_directboost_eps_avg_relaxes_only_at_corners():
     assert np.all(np.diff(g)[~rel[t1:]] > 0)
     assert np.all((alphas[rel] >= 0.01) & (alphas[rel] <= 0.01 + 1e-5))
     assert DirectBoostEpsAvg.binary_only and DirectBoostEpsAvg.early_stopping is False
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.01, 0.3])
+@pytest.mark.parametrize("corner", [False, True])
+def test_directboost_avg_global_trees_equal_brute_force(eps, corner):
+    """The whole-tree key (margin_tree_global) against its naive twin, tie-heavy states."""
+    from mcboost_cli.learners.margin_tree_global import grow_margin_tree_global
+    rng = np.random.default_rng(11 + int(100 * eps) + corner)
+    for it in range(12):
+        n = int(rng.integers(3, 30))
+        F, nb = int(rng.integers(1, 4)), int(rng.integers(2, 5))
+        X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
+        n_bins = np.full(F, nb, np.int32)
+        _, scores, c = binary_state(rng, n, int(rng.integers(1, 5)), integer=it % 2 == 0)
+        y = rng.integers(0, 2, n).astype(np.int32)
+        if it % 3 == 0:                          # mostly right (DirectBoost_avg's region)
+            y = (scores[:, 1] > scores[:, 0]).astype(np.int32)
+        depth, nprime = int(rng.integers(1, 4)), int(rng.integers(1, n + 1))
+        ws = zt.ZeroOneWorkspace(n, F, nb, 2, depth)
+        m = grow_margin_tree_global(ws, X, y, n_bins, scores, c, nprime, eps, corner)
+        nodes, vote = nz.grow_tree_global_naive(X, y, n_bins, scores, depth, c=c,
+                                                nprime=nprime, eps=eps, corner=corner)
+        assert m == len(nodes["feature"])
+        assert list(ws.feature[:m]) == nodes["feature"]
+        assert list(ws.threshold[:m]) == nodes["threshold"]
+        assert list(ws.node_label[:m]) == nodes["label"]
+        np.testing.assert_array_equal(ws.vote, vote)
+
+
+class _StopState(DirectBoostAvg):
+    """Records the state each Phase II round starts from (the last one: where it stopped)."""
+
+    def _boost_phase2(self, t, X_binned, y):
+        self.state_ = (X_binned.copy(), y.copy(), self._scores.copy(), self._c, self._g)
+        return super()._boost_phase2(t, X_binned, y)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_directboost_avg_stops_only_when_no_root_split_raises_the_objective(seed):
+    """Where DirectBoost_avg stops (Alg. 2 line 17: no increment), no split of the root —
+    any feature and threshold, the labels chosen as the builder's lines 7 and 9 choose them —
+    raises the bottom-n' average inside [0, d - eps] (brute force over the whole training
+    set). Version 4's node-local trees failed this: on tic-tac-toe stumps still raised it by
+    1e-4..1e-3 where the fit stopped."""
+    X, y = binary_data(seed, n=120, noise=0.5)
+    est = _StopState(n_rounds=300, max_depth=2, max_bins=6, n_prime_fraction=0.2,
+                     phase1_patience=10).fit(X, y)
+    assert est.stop_reason_.endswith("no longer increases")
+    Xb, yy, scores, c, g = est.state_
+    n, F = Xb.shape
+    k, eps = est.n_prime_, est.epsilon
+    tol = 2 * est._increase_tol(g, 0.0) + 1e-12     # the round's bisection gets within tol
+    k0 = max(range(2), key=lambda lab: nz.step_key_naive(scores, yy, np.full(n, lab), c, k,
+                                                         eps))
+    assert nz.step_key_naive(scores, yy, np.full(n, k0), c, k, eps) <= g + tol
+    for f in range(F):
+        for t in range(int(Xb[:, f].max())):
+            left = Xb[:, f] <= t
+            if left.all() or not left.any():
+                continue
+            vl = [nz.step_key_naive(scores, yy, np.where(left, lab, k0), c, k, eps)
+                  for lab in range(2)]
+            for kl in range(2):
+                if vl[kl] < max(vl) - 1e-12:
+                    continue                         # line 7 would not choose it
+                for kr in range(2):
+                    v = nz.step_key_naive(scores, yy, np.where(left, kl, kr), c, k, eps)
+                    assert v <= g + tol, (f, t, kl, kr, v - g)

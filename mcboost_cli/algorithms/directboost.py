@@ -36,6 +36,7 @@ References
 
 from __future__ import annotations
 
+from ..learners.margin_tree_global import grow_margin_tree_global
 from ..learners.zero_one_tree import OBJ_BOTTOM_AVG, OBJ_ORDER
 from .dmcboost import EPSILON, PATIENCE, PHASE1_PATIENCE, TH, DirectBoosting
 from .params import MAX_BINS, MAX_DEPTH, N_ROUNDS, ParamSpec
@@ -45,6 +46,12 @@ N_PRIME_FRACTION = ParamSpec(
     "n_prime_fraction", "float", 0.1,
     "n'/n: the fraction of training examples whose margins Phase II targets (the paper's "
     "grid: 0.01, 0.05, 0.1, 0.2, 0.5, 0.8)", low=0.0, high=1.0, low_open=True)
+
+EPSILON_REGION = ParamSpec(
+    "epsilon", "float", 1e-9,
+    "DirectBoost_avg: distance kept from the end d of the zero-error region when the step "
+    "reaches it (alpha = d - epsilon; the paper's \"epsilon close\", no value given)",
+    low=0.0, high=1.0, low_open=True)
 
 _REFERENCE = ("Zhai, Xia, Tan & Wang, Direct 0-1 loss minimization and margin maximization "
               "with boosting, NIPS 2013")
@@ -100,20 +107,48 @@ class DirectBoostAvg(_DirectBoost):
     max_bins : int, default=255
     n_prime_fraction : float, default=0.1
         n'/n.
-    epsilon : float, default=0.01
-        Distance kept from the region's boundary d.
+    epsilon : float, default=1e-9
+        Distance kept from the region's end d ("we set alpha_t = d - epsilon", "its weight
+        epsilon close to the right value"); the paper's 0.01 is the epsilon-relaxation's,
+        which DirectBoost_avg does not use (ALGORITHMS.md, "DirectBoost variants").
     th : float, default=1e-5
         Bisection threshold of the line search.
     patience : int, default=10
         Not used (no relaxation): the fit ends at the first round without an increase.
     phase1_patience : int, default=50
         Phase I ends when this many rounds in a row have not lowered the training error.
+
+    Phase II trees are keyed on the whole tree (``margin_tree_global``): each node candidate
+    by the bottom-n' average the round would reach with the tree it makes, inside
+    [0, d - epsilon]; ties by the corner key.
     """
 
     name = "directboost_avg"
+    # 5: Phase II trees keyed on the whole tree's step inside [0, d - epsilon] (was: each
+    # node's own examples, d without epsilon), ties by the corner key; epsilon 0.01 -> 1e-9.
+    version = "5"
+    param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS, N_PRIME_FRACTION, EPSILON_REGION, TH,
+                   PATIENCE, PHASE1_PATIENCE)
     _objective = OBJ_BOTTOM_AVG
     _constrain = True
     _relax = False
+    # "local": version 4's node-local Phase II trees (kept for measurements); corner: the
+    # tie-break of candidates whose keys tie.
+    _tree_key = "global"
+    _corner = True
+
+    def __init__(self, n_rounds=100, max_depth=3, max_bins=255, n_prime_fraction=0.1,
+                 epsilon=1e-9, th=1e-5, patience=10, phase1_patience=50):
+        super().__init__(n_rounds=n_rounds, max_depth=max_depth, max_bins=max_bins,
+                         n_prime_fraction=n_prime_fraction, epsilon=epsilon, th=th,
+                         patience=patience, phase1_patience=phase1_patience)
+
+    def _grow_phase2_tree(self, X_binned, y, eps):
+        if self._tree_key == "local":
+            return super()._grow_phase2_tree(X_binned, y, eps)
+        return grow_margin_tree_global(self._ws, X_binned, y, self._n_bins, self._scores,
+                                       self._c, self.n_prime_, float(self.epsilon),
+                                       self._corner)
 
 
 @register
@@ -123,7 +158,8 @@ class DirectBoostEpsAvg(_DirectBoost):
     maximiser; the fit ends when the best objective has not increased for ``patience``
     rounds).
 
-    Parameters as ``DirectBoostAvg``; ``epsilon`` is the relaxation step (0.01 in the paper).
+    Parameters as ``DirectBoostAvg``; ``epsilon`` (default 0.01, the paper's) is the
+    relaxation step.
     """
 
     name = "directboost_eps_avg"
@@ -140,7 +176,7 @@ class DirectBoostOrder(_DirectBoost):
     and at every point where it turns from an increasing to a decreasing margin curve (the
     intersection points), and takes the best (the smallest weight on ties).
 
-    Parameters as ``DirectBoostAvg``; ``epsilon`` is the relaxation step.
+    Parameters as ``DirectBoostAvg``; ``epsilon`` (default 0.01) is the relaxation step.
     """
 
     name = "directboost_order"

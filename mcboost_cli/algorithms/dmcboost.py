@@ -330,7 +330,6 @@ class DirectBoosting(BaseBoosting):
         return q, g, hi
 
     def _boost_phase2(self, t, X_binned, y):
-        ws = self._ws
         eps = float(self.epsilon)
         relax = self._relax and eps > 0.0
         name = "bottom n'-th margin" if self._objective == OBJ_ORDER else "bottom-n' average margin"
@@ -338,9 +337,7 @@ class DirectBoosting(BaseBoosting):
             self.stop_reason_ = (f"phase II: the {name} has not increased for {self.patience} "
                                  f"rounds")
             return RoundOutcome.DISCARD_STOP
-        m = grow_margin_tree(ws, X_binned, y, self._n_bins, self._scores, self._c,   # line 4
-                             self.n_prime_, self._objective, self._constrain,
-                             eps if relax else 0.0)
+        m = self._grow_phase2_tree(X_binned, y, eps if relax else 0.0)              # line 4
         q, g_q, hi = self._line_search_phase2(y)                                     # line 5
         if self._constrain and q > hi - eps:
             # DirectBoost_avg: stay inside the region where no right example turns wrong
@@ -367,6 +364,10 @@ class DirectBoosting(BaseBoosting):
         else:
             self._since_best += 1
         return self._keep(t, m, alpha, 2, self._g, relaxed=relaxed)
+
+    def _grow_phase2_tree(self, X_binned, y, eps):
+        return grow_margin_tree(self._ws, X_binned, y, self._n_bins, self._scores, self._c,
+                                self.n_prime_, self._objective, self._constrain, eps)
 
     def _increase_tol(self, g, alpha):
         """Smallest gain over objective value g that counts as an increase (Alg. 2 line 7).

@@ -409,3 +409,110 @@ def grow_tree_naive(X_binned, y, n_bins, scores, max_depth, *, phase="zero_one",
         cur[:] = nodes["label"][0]
     grow(0, np.arange(n), 0)
     return nodes, vote
+
+
+def step_key_naive(scores, y, votes, c, nprime, eps):
+    """DirectBoost_avg's key of a whole tree's votes: the largest bottom-n' average over alpha
+    in [0, d - eps], d the weight at which the first currently-right example turns wrong
+    (capped at 2c + 1); g(0) when d - eps <= 0 (compiled: ``margin_tree_global.step_key``)."""
+    n = len(y)
+    p, s, w = pieces_naive(scores, y, np.arange(n), np.asarray(votes))
+    hi = 2.0 * c + 1.0
+    risky = (s == 0.0) & (p > 0.0)
+    if risky.any():
+        hi = min(hi, float(w[risky].min()))
+    H = hi - eps
+    if not H > 0.0:
+        return bottom_avg_naive(p, s, w, nprime, c, 0.0)
+    return bottom_avg_max_naive(p, s, w, nprime, c, H)[1]
+
+
+def grow_tree_global_naive(X_binned, y, n_bins, scores, max_depth, *, c, nprime, eps,
+                           corner=False):
+    """Brute-force twin of ``margin_tree_global.grow_margin_tree_global``: every candidate is
+    scored by ``step_key_naive`` of the whole tree it makes (the rest keeps the partial tree's
+    votes; during line 7 S_right keeps S's label; the root starts as the best single label);
+    ties to the lowest label, feature, threshold. Returns (nodes, vote) as
+    ``grow_tree_naive``. ``corner``: ties of the key broken by ``corner_key_naive`` of the
+    whole tree's votes."""
+    n, F = X_binned.shape
+    K = scores.shape[1]
+    cur = np.zeros(n, np.int64)
+
+    def evaluate(idx, labs):
+        full = cur.copy()
+        full[idx] = labs
+        v = step_key_naive(scores, y, full, c, nprime, eps)
+        if not corner:
+            return v, 0.0
+        p, s, w = pieces_naive(scores, y, np.arange(n), full)
+        return v, corner_key_naive(p, s, w, nprime)
+
+    def better(v, best):
+        if best is None:
+            return True
+        tol = OBJ_TIE_EPS * (1.0 + abs(best[0]))
+        if v[0] > best[0] + tol:
+            return True
+        if v[0] < best[0] - tol:
+            return False
+        return v[1] > best[1] + OBJ_TIE_EPS * (1.0 + abs(best[1]))
+
+    nodes = {"feature": [-1], "threshold": [0], "left": [-1], "right": [-1], "label": [0]}
+    kb, vb = 0, None
+    for k in range(K):
+        v = evaluate(np.arange(n), np.full(n, k))
+        if better(v, vb):
+            kb, vb = k, v
+    nodes["label"][0] = kb
+    cur[:] = kb
+
+    def best_split(idx):
+        best = None
+        out = None
+        for f in range(F):
+            col = X_binned[idx, f]
+            for t in range(int(n_bins[f]) - 1):
+                if not np.any(col == t):
+                    continue
+                go_left = col <= t
+                nl = int(go_left.sum())
+                if nl == len(idx):
+                    continue
+                SL = idx[go_left]
+                kl, kl_v = 0, None
+                for k in range(K):
+                    v = evaluate(SL, np.full(nl, k))
+                    if better(v, kl_v):
+                        kl, kl_v = k, v
+                kr, kr_v = 0, None
+                for k in range(K):
+                    v = evaluate(idx, np.where(go_left, kl, k))
+                    if better(v, kr_v):
+                        kr, kr_v = k, v
+                if better(kr_v, best):
+                    best, out = kr_v, (f, t, kl, kr)
+        return out
+
+    def grow(nd, idx, depth):
+        split = best_split(idx) if depth < max_depth and len(idx) >= 2 else None
+        if split is None:
+            return
+        f, t, kl, kr = split
+        nodes["feature"][nd] = f
+        nodes["threshold"][nd] = t
+        lc = len(nodes["feature"])
+        for key in nodes:
+            nodes[key].extend([-1, -1] if key in ("feature", "left", "right") else [0, 0])
+        nodes["left"][nd] = lc
+        nodes["right"][nd] = lc + 1
+        nodes["label"][lc] = kl
+        nodes["label"][lc + 1] = kr
+        go_left = X_binned[idx, f] <= t
+        cur[idx[go_left]] = kl
+        cur[idx[~go_left]] = kr
+        grow(lc, idx[go_left], depth + 1)
+        grow(lc + 1, idx[~go_left], depth + 1)
+
+    grow(0, np.arange(n), 0)
+    return nodes, cur.astype(np.int32)
