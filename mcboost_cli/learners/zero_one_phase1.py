@@ -331,16 +331,43 @@ def _node_bins(X, sample_index, start, end, n_bins, want_split, nbin, u, ub, xw)
 
 
 @njit(cache=True, nogil=True)
-def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sa, sc, sd, pe,
-                 rc, tot, tsa, tsc, tsd, hmin, kver):
+def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sums, sa, sc, sd,
+                 cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver):
     """The sweep state before position 0: every wrong example counted as an error under every
-    label, every loss term before its kink. Per (label, feature, non-empty bin): the loss sums
-    sa, sc, sd (summed in S's order, as every later update, so each cell's float is the same
-    whatever the layout); per (label, feature, threshold v): the errors on the left (pe, bins
-    <= ub[f, v]) and on the right (rc)."""
+    label, every loss term before its kink. Per (label, feature, non-empty bin): the error
+    counts cnt and (with ``sums``) the loss sums sa, sc, sd (summed in S's order, as every
+    later update, so each cell's float is the same whatever the layout); per (label, feature,
+    threshold v): the errors on the left (pe, bins <= ub[f, v]) and on the right (rc)."""
     K, F, _ = sa.shape
     for k in range(K):
         tot[k] = 0
+        dirty[k] = False
+        for f in range(F):
+            for w in range(u[f]):
+                cnt[k, f, w] = 0
+    nwrong = 0
+    for q in range(start, end):
+        i = sample_index[q]
+        if not correct[i]:
+            nwrong += 1
+            for f in range(F):
+                cnt[0, f, xw[i, f]] += 1
+    for k in range(K):
+        tot[k] = nwrong
+        for f in range(F):
+            for w in range(u[f]):
+                cnt[k, f, w] = cnt[0, f, w]
+    if any_valid:
+        for f in range(F):
+            c = 0
+            for v in range(u[f] - 1):
+                c += cnt[0, f, v]
+                for k in range(K):
+                    pe[k, f, v] = c
+                    rc[k, f, v] = nwrong - c
+    if not sums:
+        return
+    for k in range(K):
         tsa[k] = 0.0
         tsc[k] = 0.0
         tsd[k] = 0.0
@@ -350,16 +377,11 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sa,
                 sa[k, f, w] = 0.0
                 sc[k, f, w] = 0.0
                 sd[k, f, w] = 0.0
-                pe[k, f, w] = 0
                 hmin[k, f, w] = INF
-    nwrong = 0
     for q in range(start, end):
         i = sample_index[q]
         yi = y[i]
         e = em[i]
-        wrong = not correct[i]
-        if wrong:
-            nwrong += 1
         for k in range(K):
             if k == yi:
                 tsa[k] += e
@@ -367,32 +389,44 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sa,
                 tsc[k] += e
         for f in range(F):
             w = xw[i, f]
-            if wrong:
-                pe[0, f, w] += 1
             for k in range(K):
                 if k == yi:
                     sa[k, f, w] += e
                 else:
                     sc[k, f, w] += e
-    for k in range(K):
-        tot[k] = nwrong
-    if any_valid:
-        for f in range(F):
-            c = 0
-            for v in range(u[f] - 1):
-                c += pe[0, f, v]
-                for k in range(K):
-                    pe[k, f, v] = c
-                    rc[k, f, v] = nwrong - c
 
 
 @njit(cache=True, nogil=True)
-def _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, u, any_valid, sweep, kinks, sc, sd,
-                  pe, rc, tot, tsc, tsd, kver, L1, L2, Q):
-    """Apply the events of axis position j; returns the number of 0-1 events. A 0-1 event of
-    label k moves k's error counts on the thresholds with i on the left (pe) or on the right
-    (rc); when an error goes away, the candidates' filter bound Q (``best_split_phase1``) is
-    raised where a candidate's slack grows."""
+def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, L1, L2, Q):
+    """Bring the error prefixes of the labels with 0-1 events since their last update (dirty)
+    up to date; the filter bound Q (``best_split_phase1``) is raised by the labels' new slacks
+    L - own (own: pe on line 7, rc on line 9), so it stays >= max_k (L - own_k)."""
+    K, F, _ = cnt.shape
+    for k in range(K):
+        if not dirty[k]:
+            continue
+        dirty[k] = False
+        tk = tot[k]
+        for f in range(F):
+            c = 0
+            for v in range(u[f] - 1):
+                c += cnt[k, f, v]
+                pe[k, f, v] = c
+                rc[k, f, v] = tk - c
+                if sweep == 0:
+                    sl = L1[f, v, k] - c
+                else:
+                    sl = L2[f, v, k] - (tk - c)
+                if sl > Q[f, v]:
+                    Q[f, v] = sl
+
+
+@njit(cache=True, nogil=True)
+def _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, kinks, sc, sd, cnt,
+                  dirty, tot, tsc, tsd, kver):
+    """Apply the events of axis position j (the kinks only with ``kinks``); returns the number
+    of 0-1 events. A 0-1 event of label k moves k's error count in i's bins and marks k's
+    prefixes dirty (``_count_rows``)."""
     a = 0 if j == 0 else jpos[j - 1]
     F = sc.shape[1]
     n01 = 0
@@ -419,24 +453,9 @@ def _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, u, any_valid, sweep,
             tot[k] += d
             if not any_valid:
                 continue
+            dirty[k] = True
             for f in range(F):
-                w = xw[i, f]
-                nt = u[f] - 1
-                for v in range(w, nt):
-                    pe[k, f, v] += d
-                for v in range(min(w, nt)):
-                    rc[k, f, v] += d
-                if d < 0:
-                    if sweep == 0:
-                        for v in range(w, nt):
-                            s = L1[f, v, k] - pe[k, f, v]
-                            if s > Q[f, v]:
-                                Q[f, v] = s
-                    else:
-                        for v in range(min(w, nt)):
-                            s = L2[f, v, k] - rc[k, f, v]
-                            if s > Q[f, v]:
-                                Q[f, v] = s
+                cnt[k, f, xw[i, f]] += d
     return n01
 
 
@@ -515,7 +534,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                       want_split, correct, rank, s_idx, R, axis, em, kink_pos, ew, unit, mark,
                       stamp, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa,
                       tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc,
-                      pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst):
+                      pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty):
     """Best split of node S (Alg. 1.2 lines 4-13) under the global key (module docstring).
 
     Returns (found, feature, threshold, k_left, k_right, k_single); k_single is the best
@@ -567,22 +586,22 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
     for sweep in range(n_sweeps):
         if any_valid:
             # Pass A: every candidate's smallest error over the axis (L), on the errors alone.
-            _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sa, sc,
-                         sd, pe, rc, tot, tsa, tsc, tsd, hmin, kver)
+            _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, False, sa,
+                         sc, sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver)
             for f in range(F):
                 for v in range(u[f] - 1):
                     Q[f, v] = _BIG
             first = True
             for j in range(R):
-                n01 = _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, u, any_valid,
-                                    sweep, False, sc, sd, pe, rc, tot, tsc, tsd, kver, L1, L2,
-                                    Q)
+                n01 = _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, False,
+                                    sc, sd, cnt, dirty, tot, tsc, tsd, kver)
                 if n01 > 0:
                     first = True
                 if keep[j] == 0 or not first:
                     continue
                 first = False
                 oe = oE[j]
+                _count_rows(u, cnt, pe, rc, dirty, tot, sweep, L1, L2, Q)
                 for f in range(F):
                     for v in range(u[f] - 1):
                         if sweep == 0:
@@ -617,16 +636,16 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                             X2[f, v, k] = np.nan
         # Pass B: the cell losses where a candidate has its smallest error, folded in axis
         # order (X: NaN until the first), and the single labels.
-        _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sa, sc, sd,
-                     pe, rc, tot, tsa, tsc, tsd, hmin, kver)
+        _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, True, sa, sc,
+                     sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver)
         for f in range(F):
             for v in range(u[f] - 1):
                 Q[f, v] = _BIG
         nl = 0
         first = True
         for j in range(R):
-            n01 = _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, u, any_valid, sweep,
-                                True, sc, sd, pe, rc, tot, tsc, tsd, kver, L1, L2, Q)
+            n01 = _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, True, sc,
+                                sd, cnt, dirty, tot, tsc, tsd, kver)
             if n01 > 0:
                 first = True          # a new stretch
             if keep[j] == 0:
@@ -653,6 +672,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             if any_valid:
                 pos_id += 1
                 if first:
+                    _count_rows(u, cnt, pe, rc, dirty, tot, sweep, L1, L2, Q)
                     # The first visited position of a stretch: list the candidates with
                     # e <= L (after this position each has L = e, so Q can be renewed now).
                     nl = 0
@@ -830,7 +850,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
                  oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd,
                  nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph,
-                 sh, hmin, rowver, hstamp, kver, Q, lst):
+                 sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty):
     n = X.shape[0]
     for i in range(n):
         sample_index[i] = i
@@ -848,7 +868,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
         X, sample_index, 0, n, n_bins, y, scores, vote, 0, False, correct, rank, s_idx, R,
         axis, em, kink_pos, ew, unit, mark, 0, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa,
         sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe,
-        rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst)
+        rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty)
     node_label[0] = k0
     for i in range(n):
         vote[i] = k0
@@ -868,7 +888,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
             correct, rank, s_idx, R, axis, em, kink_pos, ew, unit, mark, stamp, oE, oC, oD, oH,
             bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2,
             kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp,
-            kver, Q, lst)
+            kver, Q, lst, cnt, dirty)
         stamp += 1
         if not found:
             continue
@@ -927,6 +947,8 @@ class Phase1Scratch:
         self.kver = np.zeros(K, np.int64)
         self.Q = np.zeros((F, B), np.int64)
         self.lst = np.zeros((max(F * B * K, 1), 4), np.int64)
+        self.cnt = np.zeros((K, F, B), np.int64)
+        self.dirty = np.zeros(K, np.bool_)
 
 
 def _scratch(ws, n, F):
@@ -956,5 +978,6 @@ def grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c=None, unit=1.0):
                  ws.oE, ws.oC, ws.oD, ws.oH, ws.bE, ws.bC, ws.bD, ws.jpos, ws.ev_code, ws.sa,
                  ws.sc, ws.sd, ws.tot, ws.tsa, ws.tsc, ws.tsd, ws.nbin, ws.L1, ws.X1, ws.L2,
                  ws.X2, ws.kleft, ws.tmin, ws.lmin, ws.xs, s.u, s.ub, s.xw, s.pe, s.rc, s.pa,
-                 s.pc, s.pd, s.ph, s.sh, s.hmin, s.rowver, s.hstamp, s.kver, s.Q, s.lst)
+                 s.pc, s.pd, s.ph, s.sh, s.hmin, s.rowver, s.hstamp, s.kver, s.Q, s.lst,
+                 s.cnt, s.dirty)
     return int(ws.n_nodes[0])
