@@ -35,8 +35,11 @@ Ties of the exponential loss (relative ``EXP_TIE_REL``) go to the lowest label, 
 feature and the lowest threshold. The brute-force twin is
 ``naive_zero_one.grow_tree_naive(phase="zero_one")``.
 
-Cost per node: O(n) for the rest of the tree, O(|S| K F) events, and O(R K F B) evaluations
-(R = axis length, B = bins) for each of the two sweeps.
+Cost per node: O(n + R) for the rest of the tree (R = axis length), O(|S| K F) events, then
+per sweep a scan of the node's thresholds (non-empty bins only) at the first position of each
+stretch between two 0-1 events of S, the labels' error prefixes recomputed there when they
+changed, and a cell loss only where a candidate's error equals its smallest (or running
+smallest) error; ``best_split_phase1`` says which cuts keep every result unchanged.
 
 References
 ----------
@@ -59,6 +62,10 @@ _BIG = np.int64(2 ** 40)
 
 # Two exponential losses closer than this (relative) are a tie.
 EXP_TIE_REL = 1e-9
+
+# A candidate's cell loss costs about this many threshold scans (the choice of pass A in
+# ``best_split_phase1``; speed only).
+VISIT_COST = 8.0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -534,7 +541,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                       want_split, correct, rank, s_idx, R, axis, em, kink_pos, ew, unit, mark,
                       stamp, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa,
                       tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc,
-                      pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty):
+                      pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat):
     """Best split of node S (Alg. 1.2 lines 4-13) under the global key (module docstring).
 
     Returns (found, feature, threshold, k_left, k_right, k_single); k_single is the best
@@ -555,8 +562,16 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
       and own_k the label's part; Q[f, v] >= max_k (L[f, v, k] - own_k(f, v)) is kept (raised
       when an own_k falls, recomputed exactly whenever (f, v) is examined), so a (f, v) with
       m + rest(f, v) > Q[f, v] has no candidate with e <= L and is skipped;
-    * error counts are updated per event, loss prefix sums are memoised per (label, feature)
-      until that label's sums change.
+    * error counts are kept per bin and a label's threshold prefixes recomputed once per
+      stretch when it had 0-1 events; loss prefix sums are memoised per (label, feature)
+      until that label's sums change;
+    * pass A (errors only) finds every candidate's smallest error L first, so pass B computes
+      cell losses only at positions with e = L (the fold restarts at the first such position,
+      as the running fold's unconditional replacement does); without pass A, pass B folds at
+      the running smallest error as before. Both give the same (L, X); the node takes the
+      mode the previous node measured as cheaper (``mstat``);
+    * a cell loss whose minimiser is clearly outside the inset cell takes the clip bound
+      with the position's exponentials (no logarithms; the same floats).
     """
     F = X.shape[1]
     K = tot.shape[0]
@@ -583,8 +598,30 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
     pos_id = 0
     n_sweeps = 2 if any_valid else 1
     r = np.int64(cur_lab)
+    # Pass A pays where the running smallest error sits above the final one at many
+    # positions (pass B would compute cell losses that a lower error later discards); it
+    # costs one more scan of the thresholds per stretch. Each node measures both (the
+    # candidates at e <= running L and at e = final L, at the stretches' first positions)
+    # and the next node takes the cheaper mode (mstat[0]); the results are the same.
+    two_pass = mstat[0] > 0.5
+    tsum = 0
+    for f in range(F):
+        if u[f] > 1:
+            tsum += u[f] - 1
+    n_first = 0
+    v_run = 0
+    v_fin = 0
     for sweep in range(n_sweeps):
-        if any_valid:
+        if any_valid and not two_pass:
+            for f in range(F):
+                for v in range(u[f] - 1):
+                    for k in range(K):
+                        vcnt[f, v, k] = 0
+                        if sweep == 0:
+                            X1[f, v, k] = np.nan
+                        else:
+                            X2[f, v, k] = np.nan
+        if any_valid and two_pass:
             # Pass A: every candidate's smallest error over the axis (L), on the errors alone.
             _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, False, sa,
                          sc, sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver)
@@ -616,11 +653,15 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                             e = base + own
                             if sweep == 0:
                                 lk = L1[f, v, k]
+                                if e <= lk:
+                                    v_run += 1
                                 if e < lk:
                                     L1[f, v, k] = e
                                     lk = e
                             else:
                                 lk = L2[f, v, k]
+                                if e <= lk:
+                                    v_run += 1
                                 if e < lk:
                                     L2[f, v, k] = e
                                     lk = e
@@ -634,8 +675,9 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                             X1[f, v, k] = np.nan
                         else:
                             X2[f, v, k] = np.nan
-        # Pass B: the cell losses where a candidate has its smallest error, folded in axis
-        # order (X: NaN until the first), and the single labels.
+        # Pass B: the cell losses where a candidate has its smallest error (without pass A:
+        # its running smallest error), folded in axis order (X: NaN until the first), and the
+        # single labels.
         _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, True, sa, sc,
                      sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver)
         for f in range(F):
@@ -672,6 +714,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             if any_valid:
                 pos_id += 1
                 if first:
+                    n_first += 1
                     _count_rows(u, cnt, pe, rc, dirty, tot, sweep, L1, L2, Q)
                     # The first visited position of a stretch: list the candidates with
                     # e <= L (after this position each has L = e, so Q can be renewed now).
@@ -694,6 +737,14 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                                         lst[nl, 2] = k
                                         lst[nl, 3] = e
                                         nl += 1
+                                        if two_pass:
+                                            v_fin += 1
+                                        else:
+                                            v_run += 1
+                                            if e < lk:
+                                                vcnt[f, v, k] = 1
+                                            else:
+                                                vcnt[f, v, k] += 1
                                         lk = e
                                     if lk - own > qn:
                                         qn = lk - own
@@ -714,6 +765,14 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                                         lst[nl, 2] = k
                                         lst[nl, 3] = e
                                         nl += 1
+                                        if two_pass:
+                                            v_fin += 1
+                                        else:
+                                            v_run += 1
+                                            if e < lk:
+                                                vcnt[f, v, k] = 1
+                                            else:
+                                                vcnt[f, v, k] += 1
                                         lk = e
                                     if lk - own > qn:
                                         qn = lk - own
@@ -800,6 +859,11 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                             L2[f, v, k] = e
                             X2[f, v, k] = x
             _rise_minima(jpos, ev_code, j + 1, K, correct, y, scores, xw, hmin, tmin, True)
+        if any_valid and not two_pass:
+            for f in range(F):
+                for v in range(u[f] - 1):
+                    for k in range(K):
+                        v_fin += vcnt[f, v, k]
         if sweep == 0 and any_valid:
             for f in range(F):
                 for v in range(u[f] - 1):
@@ -809,6 +873,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                                        X1[f, v, best_k]):
                             best_k = k
                     kleft[f, v] = best_k
+    if any_valid:
+        mstat[0] = 1.0 if (v_run - v_fin) * mstat[1] > n_first * tsum else 0.0
     k_single = 0
     for k in range(1, K):
         if _key_better(lmin[k], xs[k], lmin[k_single], xs[k_single]):
@@ -850,7 +916,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
                  oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd,
                  nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph,
-                 sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty):
+                 sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat):
     n = X.shape[0]
     for i in range(n):
         sample_index[i] = i
@@ -868,7 +934,8 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
         X, sample_index, 0, n, n_bins, y, scores, vote, 0, False, correct, rank, s_idx, R,
         axis, em, kink_pos, ew, unit, mark, 0, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa,
         sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe,
-        rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty)
+        rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt,
+        mstat)
     node_label[0] = k0
     for i in range(n):
         vote[i] = k0
@@ -888,7 +955,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
             correct, rank, s_idx, R, axis, em, kink_pos, ew, unit, mark, stamp, oE, oC, oD, oH,
             bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2,
             kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp,
-            kver, Q, lst, cnt, dirty)
+            kver, Q, lst, cnt, dirty, vcnt, mstat)
         stamp += 1
         if not found:
             continue
@@ -949,6 +1016,10 @@ class Phase1Scratch:
         self.lst = np.zeros((max(F * B * K, 1), 4), np.int64)
         self.cnt = np.zeros((K, F, B), np.int64)
         self.dirty = np.zeros(K, np.bool_)
+        self.vcnt = np.zeros((F, B, K), np.int64)
+        # [0]: the next node finds the smallest errors first (1.0) or not; [1]: the cost of
+        # a candidate's cell loss in threshold scans (the mode rule of best_split_phase1).
+        self.mstat = np.array([1.0, VISIT_COST])
 
 
 def _scratch(ws, n, F):
@@ -979,5 +1050,5 @@ def grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c=None, unit=1.0):
                  ws.sc, ws.sd, ws.tot, ws.tsa, ws.tsc, ws.tsd, ws.nbin, ws.L1, ws.X1, ws.L2,
                  ws.X2, ws.kleft, ws.tmin, ws.lmin, ws.xs, s.u, s.ub, s.xw, s.pe, s.rc, s.pa,
                  s.pc, s.pd, s.ph, s.sh, s.hmin, s.rowver, s.hstamp, s.kver, s.Q, s.lst,
-                 s.cnt, s.dirty)
+                 s.cnt, s.dirty, s.vcnt, s.mstat)
     return int(ws.n_nodes[0])
