@@ -603,7 +603,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
     # costs one more scan of the thresholds per stretch. Each node measures both (the
     # candidates at e <= running L and at e = final L, at the stretches' first positions)
     # and the next node takes the cheaper mode (mstat[0]); the results are the same.
-    two_pass = mstat[0] > 0.5
+    two_pass = mstat[0] > 0.5 if mstat[2] < 0.0 else mstat[2] > 0.5
     tsum = 0
     for f in range(F):
         if u[f] > 1:
@@ -1018,8 +1018,9 @@ class Phase1Scratch:
         self.dirty = np.zeros(K, np.bool_)
         self.vcnt = np.zeros((F, B, K), np.int64)
         # [0]: the next node finds the smallest errors first (1.0) or not; [1]: the cost of
-        # a candidate's cell loss in threshold scans (the mode rule of best_split_phase1).
-        self.mstat = np.array([1.0, VISIT_COST])
+        # a candidate's cell loss in threshold scans (the mode rule of best_split_phase1);
+        # [2]: -1 (that rule), or 0 / 1 to force one mode (tests).
+        self.mstat = np.array([1.0, VISIT_COST, -1.0])
 
 
 def _scratch(ws, n, F):
@@ -1032,14 +1033,16 @@ def _scratch(ws, n, F):
     return s
 
 
-def grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c=None, unit=1.0):
+def grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pass=None):
     """Grow a Phase I tree for the ensemble with training scores ``scores``; ``unit`` is the
     step of an unbounded interval whose loss has no positive minimiser (the line search's
     convention). Returns the number of nodes; the tree is in ``ws`` (a
     ``zero_one_tree.ZeroOneWorkspace``; ``vote`` = each training sample's label). ``c`` is
     accepted for the callers' convenience and not used (the losses are shifted by the
-    largest term instead)."""
+    largest term instead). ``two_pass`` (tests): None lets each node choose whether it finds
+    its candidates' smallest errors first, True / False forces it (same trees)."""
     s = _scratch(ws, X_binned.shape[0], X_binned.shape[1])
+    s.mstat[2] = -1.0 if two_pass is None else float(bool(two_pass))
     R = int(prepare_round(scores, y, float(unit), ws.correct, ws.rank, ws.s_idx, ws.axis,
                           ws.ref, ws.em, ws.kink_pos, ws.ew))
     _grow_phase1(X_binned, y, scores, n_bins, ws.max_depth, R, float(unit), ws.sample_index,
