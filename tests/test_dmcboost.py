@@ -257,7 +257,10 @@ def same_tree(ws, m, nodes, vote):
     np.testing.assert_array_equal(ws.vote, vote)
 
 
-def test_phase1_tree_equals_brute_force():
+@pytest.mark.parametrize("two_pass", [None, False, True])
+def test_phase1_tree_equals_brute_force(two_pass):
+    # two_pass: each node finds its candidates' smallest errors before their cell losses
+    # (True), folds at the running smallest error (False), or chooses (None).
     rng = np.random.default_rng(3)
     for it in range(90):
         # T = 1 gives the tie-heavy second-round state (every breakpoint at alpha_1), where
@@ -266,7 +269,7 @@ def test_phase1_tree_equals_brute_force():
                                                          T=1 if it % 3 == 0 else None)
         depth = int(rng.integers(1, 4))
         ws = zt.ZeroOneWorkspace(len(y), X.shape[1], X.max() + 1, K, depth)
-        m = p1.grow_zero_one_tree(ws, X, y, n_bins, scores, c)
+        m = p1.grow_zero_one_tree(ws, X, y, n_bins, scores, c, two_pass=two_pass)
         nodes, vote = nz.grow_tree_naive(X, y, n_bins, scores, depth, c=c)
         same_tree(ws, m, nodes, vote)
 

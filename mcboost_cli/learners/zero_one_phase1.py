@@ -35,8 +35,11 @@ Ties of the exponential loss (relative ``EXP_TIE_REL``) go to the lowest label, 
 feature and the lowest threshold. The brute-force twin is
 ``naive_zero_one.grow_tree_naive(phase="zero_one")``.
 
-Cost per node: O(n) for the rest of the tree, O(|S| K F) events, and O(R K F B) evaluations
-(R = axis length, B = bins) for each of the two sweeps.
+Cost per node: O(n + R) for the rest of the tree (R = axis length), O(|S| K F) events, then
+per sweep a scan of the node's thresholds (non-empty bins only) at the first position of each
+stretch between two 0-1 events of S, the labels' error prefixes recomputed there when they
+changed, and a cell loss only where a candidate's error equals its smallest (or running
+smallest) error; ``best_split_phase1`` says which cuts keep every result unchanged.
 
 References
 ----------
@@ -53,12 +56,16 @@ import numpy as np
 from numba import njit
 
 from .histogram_tree import _partition
-from .line_search import INF, interval_step, top_wrong
+from .line_search import INF, INTERVAL_INSET, interval_step, top_wrong
 
 _BIG = np.int64(2 ** 40)
 
 # Two exponential losses closer than this (relative) are a tie.
 EXP_TIE_REL = 1e-9
+
+# A candidate's cell loss costs about this many threshold scans (the choice of pass A in
+# ``best_split_phase1``; speed only).
+VISIT_COST = 8.0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -298,46 +305,137 @@ def _stretch_minima(jpos, ev_code, R, oE, keep):
 
 
 @njit(cache=True, nogil=True)
-def _reset_state(X, sample_index, start, end, y, correct, em, cnt, sa, sc, sd, tot, tsa, tsc,
-                 tsd):
-    """The per-(label, feature, bin) state before position 0: every wrong example counted
-    as an error under every label, every loss term before its kink."""
-    K, F, B = cnt.shape
+def _node_bins(X, sample_index, start, end, n_bins, want_split, nbin, u, ub, xw):
+    """The node's non-empty bins of every feature, in order: ub[f, 0:u[f]]; xw[i, f] is the
+    index of i's bin among them. The valid thresholds of f (line 6: both sides non-empty;
+    a threshold on an empty bin repeats the partition of the one before) are ub[f, v] for
+    v < u[f] - 1. Returns whether S has a valid threshold (and a split is wanted)."""
+    F = X.shape[1]
+    W = nbin.shape[1]
+    for f in range(F):
+        for b in range(W):
+            nbin[f, b] = 0
+    for q in range(start, end):
+        i = sample_index[q]
+        for f in range(F):
+            nbin[f, X[i, f]] += 1
+    any_valid = False
+    for f in range(F):
+        w = 0
+        for b in range(min(n_bins[f], W)):
+            if nbin[f, b] > 0:
+                ub[f, w] = b
+                nbin[f, b] = w            # from here on: the bin's index among the non-empty
+                w += 1
+        u[f] = w
+        if want_split and w >= 2:
+            any_valid = True
+    for q in range(start, end):
+        i = sample_index[q]
+        for f in range(F):
+            xw[i, f] = nbin[f, X[i, f]]
+    return any_valid
+
+
+@njit(cache=True, nogil=True)
+def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sums, sa, sc, sd,
+                 cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver):
+    """The sweep state before position 0: every wrong example counted as an error under every
+    label, every loss term before its kink. Per (label, feature, non-empty bin): the error
+    counts cnt and (with ``sums``) the loss sums sa, sc, sd (summed in S's order, as every
+    later update, so each cell's float is the same whatever the layout); per (label, feature,
+    threshold v): the errors on the left (pe, bins <= ub[f, v]) and on the right (rc)."""
+    K, F, _ = sa.shape
     for k in range(K):
         tot[k] = 0
+        dirty[k] = False
+        for f in range(F):
+            for w in range(u[f]):
+                cnt[k, f, w] = 0
+    nwrong = 0
+    for q in range(start, end):
+        i = sample_index[q]
+        if not correct[i]:
+            nwrong += 1
+            for f in range(F):
+                cnt[0, f, xw[i, f]] += 1
+    for k in range(K):
+        tot[k] = nwrong
+        for f in range(F):
+            for w in range(u[f]):
+                cnt[k, f, w] = cnt[0, f, w]
+    if any_valid:
+        for f in range(F):
+            c = 0
+            for v in range(u[f] - 1):
+                c += cnt[0, f, v]
+                for k in range(K):
+                    pe[k, f, v] = c
+                    rc[k, f, v] = nwrong - c
+    if not sums:
+        return
+    for k in range(K):
         tsa[k] = 0.0
         tsc[k] = 0.0
         tsd[k] = 0.0
+        kver[k] += 1                  # every memoised prefix row of the node is stale
         for f in range(F):
-            for b in range(B):
-                cnt[k, f, b] = 0
-                sa[k, f, b] = 0.0
-                sc[k, f, b] = 0.0
-                sd[k, f, b] = 0.0
+            for w in range(u[f]):
+                sa[k, f, w] = 0.0
+                sc[k, f, w] = 0.0
+                sd[k, f, w] = 0.0
+                hmin[k, f, w] = INF
     for q in range(start, end):
         i = sample_index[q]
         yi = y[i]
-        wi = 0 if correct[i] else 1
         e = em[i]
         for k in range(K):
-            tot[k] += wi
             if k == yi:
                 tsa[k] += e
             else:
                 tsc[k] += e
-            for f in range(F):
-                b = X[i, f]
-                cnt[k, f, b] += wi
+        for f in range(F):
+            w = xw[i, f]
+            for k in range(K):
                 if k == yi:
-                    sa[k, f, b] += e
+                    sa[k, f, w] += e
                 else:
-                    sc[k, f, b] += e
+                    sc[k, f, w] += e
 
 
 @njit(cache=True, nogil=True)
-def _apply_events(X, jpos, ev_code, j, K, correct, em, ew, cnt, sc, sd, tot, tsc, tsd):
+def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, L1, L2, Q):
+    """Bring the error prefixes of the labels with 0-1 events since their last update (dirty)
+    up to date; the filter bound Q (``best_split_phase1``) is raised by the labels' new slacks
+    L - own (own: pe on line 7, rc on line 9), so it stays >= max_k (L - own_k)."""
+    K, F, _ = cnt.shape
+    for k in range(K):
+        if not dirty[k]:
+            continue
+        dirty[k] = False
+        tk = tot[k]
+        for f in range(F):
+            c = 0
+            for v in range(u[f] - 1):
+                c += cnt[k, f, v]
+                pe[k, f, v] = c
+                rc[k, f, v] = tk - c
+                if sweep == 0:
+                    sl = L1[f, v, k] - c
+                else:
+                    sl = L2[f, v, k] - (tk - c)
+                if sl > Q[f, v]:
+                    Q[f, v] = sl
+
+
+@njit(cache=True, nogil=True)
+def _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, kinks, sc, sd, cnt,
+                  dirty, tot, tsc, tsd, kver):
+    """Apply the events of axis position j (the kinks only with ``kinks``); returns the number
+    of 0-1 events. A 0-1 event of label k moves k's error count in i's bins and marks k's
+    prefixes dirty (``_count_rows``)."""
     a = 0 if j == 0 else jpos[j - 1]
-    F = cnt.shape[1]
+    F = sc.shape[1]
     n01 = 0
     for q in range(a, jpos[j]):
         code = ev_code[q]
@@ -345,63 +443,34 @@ def _apply_events(X, jpos, ev_code, j, K, correct, em, ew, cnt, sc, sd, tot, tsc
         i = ik // K
         k = ik - i * K
         if code & 1 == 1:             # past the kink: e^-m -> e^(a - w)
+            if not kinks:
+                continue
             mv = em[i]
             dv = ew[i, k]
             tsc[k] -= mv
             tsd[k] += dv
+            kver[k] += 1
             for f in range(F):
-                b = X[i, f]
-                sc[k, f, b] -= mv
-                sd[k, f, b] += dv
+                w = xw[i, f]
+                sc[k, f, w] -= mv
+                sd[k, f, w] += dv
         else:                         # a wrong example turns right (-1), a right one wrong
             d = 1 if correct[i] else -1
             n01 += 1
             tot[k] += d
+            if not any_valid:
+                continue
+            dirty[k] = True
             for f in range(F):
-                cnt[k, f, X[i, f]] += d
+                cnt[k, f, xw[i, f]] += d
     return n01
 
 
 @njit(cache=True, nogil=True)
-def _prefix_counts(cnt, f, nb, pe):
-    """Per label, the errors over bins <= t of feature f (t < nb - 1)."""
-    K = cnt.shape[0]
-    for k in range(K):
-        ce = 0
-        for t in range(nb - 1):
-            ce += cnt[k, f, t]
-            pe[k, t] = ce
-
-
-@njit(cache=True, nogil=True)
-def _prefix_row(sa, sc, sd, hmin, k, f, nb, pa, pc, pd, ph, sh):
-    """For label k: the loss sums over bins <= t of feature f, the smallest rise point over
-    bins <= t (ph) and over bins > t (sh)."""
-    ca = 0.0
-    cc = 0.0
-    cd = 0.0
-    ch = INF
-    for t in range(nb - 1):
-        ca += sa[k, f, t]
-        cc += sc[k, f, t]
-        cd += sd[k, f, t]
-        if hmin[k, f, t] < ch:
-            ch = hmin[k, f, t]
-        pa[k, t] = ca
-        pc[k, t] = cc
-        pd[k, t] = cd
-        ph[k, t] = ch
-    ch = hmin[k, f, nb - 1]
-    for t in range(nb - 2, -1, -1):
-        sh[k, t] = ch
-        if hmin[k, f, t] < ch:
-            ch = hmin[k, f, t]
-
-
-@njit(cache=True, nogil=True)
-def _rise_minima(X, jpos, ev_code, j, K, correct, y, scores, hmin, tmin, reset):
-    """Per (label, feature, bin) and per label (tmin), the smallest point where an example
-    of S turns wrong among the rises of bucket j — or, with reset, put them back to inf."""
+def _rise_minima(jpos, ev_code, j, K, correct, y, scores, xw, hmin, tmin, reset):
+    """Per (label, feature, non-empty bin) and per label (tmin), the smallest point where an
+    example of S turns wrong among the rises of bucket j — or, with reset, put them back to
+    inf."""
     F = hmin.shape[1]
     a = jpos[j - 1]
     for k in range(K):
@@ -417,56 +486,99 @@ def _rise_minima(X, jpos, ev_code, j, K, correct, y, scores, hmin, tmin, reset):
         k = ik - i * K
         if reset:
             for f in range(F):
-                hmin[k, f, X[i, f]] = INF
+                hmin[k, f, xw[i, f]] = INF
             continue
         v = scores[i, y[i]] - scores[i, k]
         if v < tmin[k]:
             tmin[k] = v
         for f in range(F):
-            b = X[i, f]
-            if v < hmin[k, f, b]:
-                hmin[k, f, b] = v
+            w = xw[i, f]
+            if v < hmin[k, f, w]:
+                hmin[k, f, w] = v
+
+
+@njit(cache=True, nogil=True)
+def _loss_row(sa, sc, sd, k, f, nt, pa, pc, pd, rowver, kver):
+    """For label k and feature f: the loss sums over the bins <= each threshold (memoised
+    until k's sums change). Summed bin by bin over the non-empty bins only: the empty ones add
+    +0.0, which changes no sum."""
+    if rowver[k, f] == kver[k]:
+        return
+    rowver[k, f] = kver[k]
+    ca = 0.0
+    cc = 0.0
+    cd = 0.0
+    for v in range(nt):
+        ca += sa[k, f, v]
+        cc += sc[k, f, v]
+        cd += sd[k, f, v]
+        pa[k, f, v] = ca
+        pc[k, f, v] = cc
+        pd[k, f, v] = cd
+
+
+@njit(cache=True, nogil=True)
+def _rise_row(hmin, k, f, nt, ph, sh, hstamp, pos_id):
+    """For label k (with rises in the next bucket) and feature f: the smallest rise point over
+    the bins <= each threshold (ph) and over the bins above it (sh)."""
+    if hstamp[k, f] == pos_id:
+        return
+    hstamp[k, f] = pos_id
+    ch = INF
+    for v in range(nt):
+        if hmin[k, f, v] < ch:
+            ch = hmin[k, f, v]
+        ph[k, f, v] = ch
+    ch = hmin[k, f, nt]
+    for v in range(nt - 1, -1, -1):
+        sh[k, f, v] = ch
+        if hmin[k, f, v] < ch:
+            ch = hmin[k, f, v]
 
 
 @njit(cache=True, nogil=True)
 def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_lab,
                       want_split, correct, rank, s_idx, R, axis, em, kink_pos, ew, unit, mark,
-                      stamp, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, cnt, sa, sc, sd, tot,
-                      tsa, tsc, tsd, nbin, valid, L1, X1, L2, X2, kleft, pe, pa, pc, pd, hmin,
-                      ph, sh, tmin, lmin, xs, rowdone):
+                      stamp, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa,
+                      tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc,
+                      pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat):
     """Best split of node S (Alg. 1.2 lines 4-13) under the global key (module docstring).
 
     Returns (found, feature, threshold, k_left, k_right, k_single); k_single is the best
     single label of S (the whole tree with S voting it), used for a one-leaf root.
+
+    Every candidate c = (feature, threshold, label) keeps its running key (L, X): at each
+    axis position in order, if its error e <= L its cell loss x is computed and (L, X) becomes
+    (e, x) when ``_key_better``. That fold is what defines the result; the work is cut without
+    changing it (ALGORITHMS.md, Speed):
+
+    * candidates live on the node's non-empty bins (``_node_bins``);
+    * between two 0-1 events of S (a stretch) every candidate's own error is constant and only
+      the positions of smallest rest-of-tree error are visited (``_stretch_minima``), all with
+      the same error: the candidates with e <= L are found at the first of them and listed,
+      and at the others exactly the listed ones have e = L;
+    * e = m + rest(f, v) + own_k(f, v), with m the rest of the tree, rest(f, v) the part
+      shared by the labels (line 7: S_right keeping S's label; line 9: S_left keeping k_left)
+      and own_k the label's part; Q[f, v] >= max_k (L[f, v, k] - own_k(f, v)) is kept (raised
+      when an own_k falls, recomputed exactly whenever (f, v) is examined), so a (f, v) with
+      m + rest(f, v) > Q[f, v] has no candidate with e <= L and is skipped;
+    * error counts are kept per bin and a label's threshold prefixes recomputed once per
+      stretch when it had 0-1 events; loss prefix sums are memoised per (label, feature)
+      until that label's sums change;
+    * pass A (errors only) finds every candidate's smallest error L first, so pass B computes
+      cell losses only at positions with e = L (the fold restarts at the first such position,
+      as the running fold's unconditional replacement does); without pass A, pass B folds at
+      the running smallest error as before. Both give the same (L, X); the node takes the
+      mode the previous node measured as cheaper (``mstat``);
+    * a cell loss whose minimiser is clearly outside the inset cell takes the clip bound
+      with the position's exponentials (no logarithms; the same floats).
     """
     F = X.shape[1]
-    K = cnt.shape[0]
-    nS = end - start
+    K = tot.shape[0]
+    B = L1.shape[1]
     oA = _rest_of_tree(sample_index, start, end, y, scores, cur, correct, rank, s_idx, R, em,
                        kink_pos, ew, mark, stamp, oE, oC, oD, oH, bE, bC, bD)
-    for k in range(K):
-        for f in range(F):
-            for b in range(hmin.shape[2]):
-                hmin[k, f, b] = INF
-    # Valid thresholds: the bin is non-empty (else the partition of the threshold before)
-    # and both sides are non-empty (line 6).
-    any_valid = False
-    for f in range(F):
-        for b in range(nbin.shape[1]):
-            nbin[f, b] = 0
-            valid[f, b] = False
-    for q in range(start, end):
-        i = sample_index[q]
-        for f in range(F):
-            nbin[f, X[i, f]] += 1
-    if want_split:
-        for f in range(F):
-            acc = 0
-            for t in range(n_bins[f] - 1):
-                acc += nbin[f, t]
-                if nbin[f, t] > 0 and acc < nS:
-                    valid[f, t] = True
-                    any_valid = True
+    any_valid = _node_bins(X, sample_index, start, end, n_bins, want_split, nbin, u, ub, xw)
     _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_pos, jpos,
                  ev_code, K)
     keep = bE     # free after _rest_of_tree
@@ -474,17 +586,110 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
     for k in range(K):
         lmin[k] = _BIG
         xs[k] = INF
-    for f in range(F):
-        for t in range(nbin.shape[1]):
-            for k in range(K):
-                L1[f, t, k] = _BIG
-                L2[f, t, k] = _BIG
+    if any_valid:
+        for f in range(F):
+            for v in range(u[f] - 1):
+                for k in range(K):
+                    L1[f, v, k] = _BIG
+                    L2[f, v, k] = _BIG
+    for k in range(K):
+        for f in range(F):
+            hstamp[k, f] = -1
+    pos_id = 0
     n_sweeps = 2 if any_valid else 1
+    r = np.int64(cur_lab)
+    # Pass A pays where the running smallest error sits above the final one at many
+    # positions (pass B would compute cell losses that a lower error later discards); it
+    # costs one more scan of the thresholds per stretch. Each node measures both (the
+    # candidates at e <= running L and at e = final L, at the stretches' first positions)
+    # and the next node takes the cheaper mode (mstat[0]); the results are the same.
+    two_pass = mstat[0] > 0.5 if mstat[2] < 0.0 else mstat[2] > 0.5
+    tsum = 0
+    for f in range(F):
+        if u[f] > 1:
+            tsum += u[f] - 1
+    n_first = 0
+    v_run = 0
+    v_fin = 0
     for sweep in range(n_sweeps):
-        _reset_state(X, sample_index, start, end, y, correct, em, cnt, sa, sc, sd, tot, tsa,
-                     tsc, tsd)
+        if any_valid and not two_pass:
+            for f in range(F):
+                for v in range(u[f] - 1):
+                    for k in range(K):
+                        vcnt[f, v, k] = 0
+                        if sweep == 0:
+                            X1[f, v, k] = np.nan
+                        else:
+                            X2[f, v, k] = np.nan
+        if any_valid and two_pass:
+            # Pass A: every candidate's smallest error over the axis (L), on the errors alone.
+            _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, False, sa,
+                         sc, sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver)
+            for f in range(F):
+                for v in range(u[f] - 1):
+                    Q[f, v] = _BIG
+            first = True
+            for j in range(R):
+                n01 = _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, False,
+                                    sc, sd, cnt, dirty, tot, tsc, tsd, kver)
+                if n01 > 0:
+                    first = True
+                if keep[j] == 0 or not first:
+                    continue
+                first = False
+                oe = oE[j]
+                _count_rows(u, cnt, pe, rc, dirty, tot, sweep, L1, L2, Q)
+                for f in range(F):
+                    for v in range(u[f] - 1):
+                        if sweep == 0:
+                            base = oe + rc[r, f, v]
+                        else:
+                            base = oe + pe[kleft[f, v], f, v]
+                        if base >= Q[f, v]:
+                            continue      # no label lowers its error here
+                        qn = -_BIG
+                        for k in range(K):
+                            own = pe[k, f, v] if sweep == 0 else rc[k, f, v]
+                            e = base + own
+                            if sweep == 0:
+                                lk = L1[f, v, k]
+                                if e <= lk:
+                                    v_run += 1
+                                if e < lk:
+                                    L1[f, v, k] = e
+                                    lk = e
+                            else:
+                                lk = L2[f, v, k]
+                                if e <= lk:
+                                    v_run += 1
+                                if e < lk:
+                                    L2[f, v, k] = e
+                                    lk = e
+                            if lk - own > qn:
+                                qn = lk - own
+                        Q[f, v] = qn
+            for f in range(F):
+                for v in range(u[f] - 1):
+                    for k in range(K):
+                        if sweep == 0:
+                            X1[f, v, k] = np.nan
+                        else:
+                            X2[f, v, k] = np.nan
+        # Pass B: the cell losses where a candidate has its smallest error (without pass A:
+        # its running smallest error), folded in axis order (X: NaN until the first), and the
+        # single labels.
+        _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, True, sa, sc,
+                     sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver)
+        for f in range(F):
+            for v in range(u[f] - 1):
+                Q[f, v] = _BIG
+        nl = 0
+        first = True
         for j in range(R):
-            _apply_events(X, jpos, ev_code, j, K, correct, em, ew, cnt, sc, sd, tot, tsc, tsd)
+            n01 = _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, True, sc,
+                                sd, cnt, dirty, tot, tsc, tsd, kver)
+            if n01 > 0:
+                first = True          # a new stretch
             if keep[j] == 0:
                 continue      # every candidate has fewer errors elsewhere (_stretch_minima)
             lo = axis[j]
@@ -494,7 +699,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             od = oD[j]
             # A hypothesis's interval starting at axis[j] ends at its first rise inside the
             # cell (the rises of bucket j + 1): per (label, feature, bin) minima.
-            _rise_minima(X, jpos, ev_code, j + 1, K, correct, y, scores, hmin, tmin, False)
+            _rise_minima(jpos, ev_code, j + 1, K, correct, y, scores, xw, hmin, tmin, False)
             hi = min(hi, oH[j])
             if sweep == 0:
                 # The single label: S votes k.
@@ -506,70 +711,170 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                         if _key_better(e, x, lmin[k], xs[k]):
                             lmin[k] = e
                             xs[k] = x
-            if not any_valid:
-                _rise_minima(X, jpos, ev_code, j + 1, K, correct, y, scores, hmin, tmin, True)
-                continue
-            for f in range(F):
-                nb = n_bins[f]
-                # Error prefixes of every label now; a label's loss sums and rise minima
-                # only when one of its candidates can reach its minimum error here.
-                _prefix_counts(cnt, f, nb, pe)
-                for k in range(K):
-                    rowdone[k] = False
-                for t in range(nb - 1):
-                    if not valid[f, t]:
-                        continue
+            if any_valid:
+                pos_id += 1
+                if first:
+                    n_first += 1
+                    _count_rows(u, cnt, pe, rc, dirty, tot, sweep, L1, L2, Q)
+                    # The first visited position of a stretch: list the candidates with
+                    # e <= L (after this position each has L = e, so Q can be renewed now).
+                    nl = 0
+                    for f in range(F):
+                        for v in range(u[f] - 1):
+                            if sweep == 0:
+                                # Line 7: "k on S_left"; S_right keeps S's label r.
+                                base = oe + rc[r, f, v]
+                                if base > Q[f, v]:
+                                    continue
+                                qn = -_BIG
+                                for k in range(K):
+                                    own = pe[k, f, v]
+                                    e = base + own
+                                    lk = L1[f, v, k]
+                                    if e <= lk:
+                                        lst[nl, 0] = f
+                                        lst[nl, 1] = v
+                                        lst[nl, 2] = k
+                                        lst[nl, 3] = e
+                                        nl += 1
+                                        if two_pass:
+                                            v_fin += 1
+                                        else:
+                                            v_run += 1
+                                            if e < lk:
+                                                vcnt[f, v, k] = 1
+                                            else:
+                                                vcnt[f, v, k] += 1
+                                        lk = e
+                                    if lk - own > qn:
+                                        qn = lk - own
+                                Q[f, v] = qn
+                            else:
+                                # Line 9: "k_left on S_left, k on S_right".
+                                base = oe + pe[kleft[f, v], f, v]
+                                if base > Q[f, v]:
+                                    continue
+                                qn = -_BIG
+                                for k in range(K):
+                                    own = rc[k, f, v]
+                                    e = base + own
+                                    lk = L2[f, v, k]
+                                    if e <= lk:
+                                        lst[nl, 0] = f
+                                        lst[nl, 1] = v
+                                        lst[nl, 2] = k
+                                        lst[nl, 3] = e
+                                        nl += 1
+                                        if two_pass:
+                                            v_fin += 1
+                                        else:
+                                            v_run += 1
+                                            if e < lk:
+                                                vcnt[f, v, k] = 1
+                                            else:
+                                                vcnt[f, v, k] += 1
+                                        lk = e
+                                    if lk - own > qn:
+                                        qn = lk - own
+                                Q[f, v] = qn
+                    first = False
+                # The listed candidates' cell losses (at the stretch's other visited
+                # positions, exactly the listed candidates have e = L). Where a candidate's
+                # interval is the whole cell (lo, hi) and its minimiser a* is clearly
+                # outside the inset cell [lo_in, hi_in], the step is a clip bound and its
+                # exponentials are the position's: the same floats as cell_loss without its
+                # logarithms. "Clearly": A < D e^(2 lo_in) (1 - 1e-9) gives a* < lo_in (the
+                # 1e-9 dwarfs the rounding of the logs and of the products), A > D
+                # e^(2 hi_in) (1 + 1e-9) gives a* > hi_in.
+                fast = hi < INF
+                if fast:
+                    wd = hi - lo
+                    lo_in = lo + INTERVAL_INSET * wd
+                    hi_in = hi - INTERVAL_INSET * wd
+                    a_l = min(lo_in, hi_in)
+                    em_l = np.exp(-a_l)
+                    ep_l = np.exp(a_l)
+                    em_h = np.exp(-hi_in)
+                    ep_h = np.exp(hi_in)
+                    t_lo = np.exp(2.0 * lo_in) * (1.0 - 1e-9)
+                    t_hi = np.exp(2.0 * hi_in) * (1.0 + 1e-9)
+                for q in range(nl):
+                    f = lst[q, 0]
+                    v = lst[q, 1]
+                    k = lst[q, 2]
+                    e = lst[q, 3]
+                    nt = u[f] - 1
                     if sweep == 0:
-                        # Line 7: "k on S_left"; S_right keeps S's label.
-                        r = cur_lab
-                        re = oe + tot[r] - pe[r, t]
-                        for k in range(K):
-                            e = re + pe[k, t]
-                            if e <= L1[f, t, k]:
-                                if not rowdone[r]:
-                                    _prefix_row(sa, sc, sd, hmin, r, f, nb, pa, pc, pd, ph, sh)
-                                    rowdone[r] = True
-                                if not rowdone[k]:
-                                    _prefix_row(sa, sc, sd, hmin, k, f, nb, pa, pc, pd, ph, sh)
-                                    rowdone[k] = True
-                                x = cell_loss(oA + tsa[r] - pa[r, t] + pa[k, t],
-                                              oc + tsc[r] - pc[r, t] + pc[k, t],
-                                              od + tsd[r] - pd[r, t] + pd[k, t],
-                                              lo, min(min(hi, sh[r, t]), ph[k, t]), unit)
-                                if _key_better(e, x, L1[f, t, k], X1[f, t, k]):
-                                    L1[f, t, k] = e
-                                    X1[f, t, k] = x
+                        a = r
+                        lk = L1[f, v, k]
+                        xk = X1[f, v, k]
                     else:
-                        # Line 9: "k_left on S_left, k on S_right".
-                        kl = kleft[f, t]
-                        le = oe + pe[kl, t]
-                        for k in range(K):
-                            e = le + tot[k] - pe[k, t]
-                            if e <= L2[f, t, k]:
-                                if not rowdone[kl]:
-                                    _prefix_row(sa, sc, sd, hmin, kl, f, nb, pa, pc, pd, ph,
-                                                sh)
-                                    rowdone[kl] = True
-                                if not rowdone[k]:
-                                    _prefix_row(sa, sc, sd, hmin, k, f, nb, pa, pc, pd, ph, sh)
-                                    rowdone[k] = True
-                                x = cell_loss(oA + pa[kl, t] + tsa[k] - pa[k, t],
-                                              oc + pc[kl, t] + tsc[k] - pc[k, t],
-                                              od + pd[kl, t] + tsd[k] - pd[k, t], lo,
-                                              min(min(hi, ph[kl, t]), sh[k, t]), unit)
-                                if _key_better(e, x, L2[f, t, k], X2[f, t, k]):
-                                    L2[f, t, k] = e
-                                    X2[f, t, k] = x
-            _rise_minima(X, jpos, ev_code, j + 1, K, correct, y, scores, hmin, tmin, True)
+                        a = np.int64(kleft[f, v])
+                        lk = L2[f, v, k]
+                        xk = X2[f, v, k]
+                    if rowver[a, f] != kver[a]:
+                        _loss_row(sa, sc, sd, a, f, nt, pa, pc, pd, rowver, kver)
+                    if rowver[k, f] != kver[k]:
+                        _loss_row(sa, sc, sd, k, f, nt, pa, pc, pd, rowver, kver)
+                    if sweep == 0:
+                        A = oA + tsa[a] - pa[a, f, v] + pa[k, f, v]
+                        C = oc + tsc[a] - pc[a, f, v] + pc[k, f, v]
+                        D = od + tsd[a] - pd[a, f, v] + pd[k, f, v]
+                    else:
+                        A = oA + pa[a, f, v] + tsa[k] - pa[k, f, v]
+                        C = oc + pc[a, f, v] + tsc[k] - pc[k, f, v]
+                        D = od + pd[a, f, v] + tsd[k] - pd[k, f, v]
+                    h = hi
+                    if sweep == 0:
+                        if tmin[a] < INF:
+                            if hstamp[a, f] != pos_id:
+                                _rise_row(hmin, a, f, nt, ph, sh, hstamp, pos_id)
+                            h = min(h, sh[a, f, v])
+                        if tmin[k] < INF:
+                            if hstamp[k, f] != pos_id:
+                                _rise_row(hmin, k, f, nt, ph, sh, hstamp, pos_id)
+                            h = min(h, ph[k, f, v])
+                    else:
+                        if tmin[a] < INF:
+                            if hstamp[a, f] != pos_id:
+                                _rise_row(hmin, a, f, nt, ph, sh, hstamp, pos_id)
+                            h = min(h, ph[a, f, v])
+                        if tmin[k] < INF:
+                            if hstamp[k, f] != pos_id:
+                                _rise_row(hmin, k, f, nt, ph, sh, hstamp, pos_id)
+                            h = min(h, sh[k, f, v])
+                    if fast and h == hi and A > 0.0 and D > 0.0 and A < D * t_lo:
+                        x = C + A * em_l
+                        x += D * ep_l
+                    elif fast and h == hi and A > 0.0 and D > 0.0 and A > D * t_hi:
+                        x = C + A * em_h
+                        x += D * ep_h
+                    else:
+                        x = cell_loss(A, C, D, lo, h, unit)
+                    if xk != xk or _key_better(e, x, lk, xk):
+                        if sweep == 0:
+                            L1[f, v, k] = e
+                            X1[f, v, k] = x
+                        else:
+                            L2[f, v, k] = e
+                            X2[f, v, k] = x
+            _rise_minima(jpos, ev_code, j + 1, K, correct, y, scores, xw, hmin, tmin, True)
+        if any_valid and not two_pass:
+            for f in range(F):
+                for v in range(u[f] - 1):
+                    for k in range(K):
+                        v_fin += vcnt[f, v, k]
         if sweep == 0 and any_valid:
             for f in range(F):
-                for t in range(n_bins[f] - 1):
+                for v in range(u[f] - 1):
                     best_k = 0
                     for k in range(1, K):
-                        if _key_better(L1[f, t, k], X1[f, t, k], L1[f, t, best_k],
-                                       X1[f, t, best_k]):
+                        if _key_better(L1[f, v, k], X1[f, v, k], L1[f, v, best_k],
+                                       X1[f, v, best_k]):
                             best_k = k
-                    kleft[f, t] = best_k
+                    kleft[f, v] = best_k
+    if any_valid:
+        mstat[0] = 1.0 if (v_run - v_fin) * mstat[1] > n_first * tsum else 0.0
     k_single = 0
     for k in range(1, K):
         if _key_better(lmin[k], xs[k], lmin[k_single], xs[k_single]):
@@ -584,20 +889,18 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
     bkl = 0
     bkr = 0
     for f in range(F):
-        for t in range(n_bins[f] - 1):
-            if not valid[f, t]:
-                continue
+        for v in range(u[f] - 1):
             kr = 0
             for k in range(1, K):
-                if _key_better(L2[f, t, k], X2[f, t, k], L2[f, t, kr], X2[f, t, kr]):
+                if _key_better(L2[f, v, k], X2[f, v, k], L2[f, v, kr], X2[f, v, kr]):
                     kr = k
-            if not found or _key_better(L2[f, t, kr], X2[f, t, kr], best_e, best_x):
+            if not found or _key_better(L2[f, v, kr], X2[f, v, kr], best_e, best_x):
                 found = True
-                best_e = L2[f, t, kr]
-                best_x = X2[f, t, kr]
+                best_e = L2[f, v, kr]
+                best_x = X2[f, v, kr]
                 bf = f
-                bt = t
-                bkl = kleft[f, t]
+                bt = ub[f, v]
+                bkl = kleft[f, v]
                 bkr = kr
     return True, bf, bt, bkl, bkr, k_single
 
@@ -611,9 +914,9 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
 def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
                  feature, threshold, left, right, node_label, node_start, node_end, node_depth,
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
-                 oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, cnt, sa, sc, sd, tot, tsa, tsc, tsd,
-                 nbin, valid, L1, X1, L2, X2, kleft, pe, pa, pc, pd, hmin, ph, sh, tmin, lmin,
-                 xs, rowdone):
+                 oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd,
+                 nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph,
+                 sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat):
     n = X.shape[0]
     for i in range(n):
         sample_index[i] = i
@@ -629,9 +932,10 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
     # empty, so S's current label does not matter for that choice).
     _, _, _, _, _, k0 = best_split_phase1(
         X, sample_index, 0, n, n_bins, y, scores, vote, 0, False, correct, rank, s_idx, R,
-        axis, em, kink_pos, ew, unit, mark, 0, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, cnt,
-        sa, sc, sd, tot, tsa, tsc, tsd, nbin, valid, L1, X1, L2, X2, kleft, pe, pa, pc, pd,
-        hmin, ph, sh, tmin, lmin, xs, rowdone)
+        axis, em, kink_pos, ew, unit, mark, 0, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa,
+        sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe,
+        rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt,
+        mstat)
     node_label[0] = k0
     for i in range(n):
         vote[i] = k0
@@ -649,8 +953,9 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
         found, bf, bt, kl, kr, _ = best_split_phase1(
             X, sample_index, start, end, n_bins, y, scores, vote, node_label[nd], True,
             correct, rank, s_idx, R, axis, em, kink_pos, ew, unit, mark, stamp, oE, oC, oD, oH,
-            bE, bC, bD, jpos, ev_code, cnt, sa, sc, sd, tot, tsa, tsc, tsd, nbin, valid, L1,
-            X1, L2, X2, kleft, pe, pa, pc, pd, hmin, ph, sh, tmin, lmin, xs, rowdone)
+            bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2,
+            kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp,
+            kver, Q, lst, cnt, dirty, vcnt, mstat)
         stamp += 1
         if not found:
             continue
@@ -658,47 +963,95 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
         feature[nd] = bf
         threshold[nd] = bt
         lc = n_nodes
-        rc = n_nodes + 1
+        rc_ = n_nodes + 1
         n_nodes += 2
         left[nd] = lc
-        right[nd] = rc
-        for ch in (lc, rc):
+        right[nd] = rc_
+        for ch in (lc, rc_):
             feature[ch] = -1
             left[ch] = -1
             right[ch] = -1
             node_depth[ch] = node_depth[nd] + 1
         node_label[lc] = kl
-        node_label[rc] = kr
+        node_label[rc_] = kr
         node_start[lc] = start
         node_end[lc] = mid
-        node_start[rc] = mid
-        node_end[rc] = end
+        node_start[rc_] = mid
+        node_end[rc_] = end
         for q in range(start, mid):
             vote[sample_index[q]] = kl
         for q in range(mid, end):
             vote[sample_index[q]] = kr
-        stack[top] = rc
+        stack[top] = rc_
         top += 1
         stack[top] = lc
         top += 1
     n_nodes_out[0] = n_nodes
 
 
-def grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c=None, unit=1.0):
+class Phase1Scratch:
+    """Phase I buffers beyond ``ZeroOneWorkspace``'s (allocated once per fit, on the first
+    tree, and kept on the workspace): the node's non-empty bins (u, ub, xw), per (label,
+    feature, threshold) error counts (pe, rc), memoised loss and rise prefixes (pa, pc, pd,
+    ph, sh with rowver, hstamp, kver), rise minima per non-empty bin (hmin), the filter bound
+    per (feature, threshold) (Q) and a stretch's list of candidates (lst)."""
+
+    def __init__(self, n, F, B, K):
+        self.shape = (n, F, B, K)
+        self.u = np.zeros(F, np.int64)
+        self.ub = np.zeros((F, B), np.int32)
+        self.xw = np.zeros((n, F), np.int32)
+        self.pe = np.zeros((K, F, B), np.int64)
+        self.rc = np.zeros((K, F, B), np.int64)
+        self.pa = np.zeros((K, F, B), np.float64)
+        self.pc = np.zeros((K, F, B), np.float64)
+        self.pd = np.zeros((K, F, B), np.float64)
+        self.ph = np.zeros((K, F, B), np.float64)
+        self.sh = np.zeros((K, F, B), np.float64)
+        self.hmin = np.full((K, F, B), np.inf)
+        self.rowver = np.full((K, F), -1, np.int64)
+        self.hstamp = np.full((K, F), -1, np.int64)
+        self.kver = np.zeros(K, np.int64)
+        self.Q = np.zeros((F, B), np.int64)
+        self.lst = np.zeros((max(F * B * K, 1), 4), np.int64)
+        self.cnt = np.zeros((K, F, B), np.int64)
+        self.dirty = np.zeros(K, np.bool_)
+        self.vcnt = np.zeros((F, B, K), np.int64)
+        # [0]: the next node finds the smallest errors first (1.0) or not; [1]: the cost of
+        # a candidate's cell loss in threshold scans (the mode rule of best_split_phase1);
+        # [2]: -1 (that rule), or 0 / 1 to force one mode (tests).
+        self.mstat = np.array([1.0, VISIT_COST, -1.0])
+
+
+def _scratch(ws, n, F):
+    B = ws.sa.shape[2]
+    K = ws.sa.shape[0]
+    s = getattr(ws, "_phase1_scratch", None)
+    if s is None or s.shape != (n, F, B, K):
+        s = Phase1Scratch(n, F, B, K)
+        ws._phase1_scratch = s
+    return s
+
+
+def grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pass=None):
     """Grow a Phase I tree for the ensemble with training scores ``scores``; ``unit`` is the
     step of an unbounded interval whose loss has no positive minimiser (the line search's
     convention). Returns the number of nodes; the tree is in ``ws`` (a
     ``zero_one_tree.ZeroOneWorkspace``; ``vote`` = each training sample's label). ``c`` is
     accepted for the callers' convenience and not used (the losses are shifted by the
-    largest term instead)."""
+    largest term instead). ``two_pass`` (tests): None lets each node choose whether it finds
+    its candidates' smallest errors first, True / False forces it (same trees)."""
+    s = _scratch(ws, X_binned.shape[0], X_binned.shape[1])
+    s.mstat[2] = -1.0 if two_pass is None else float(bool(two_pass))
     R = int(prepare_round(scores, y, float(unit), ws.correct, ws.rank, ws.s_idx, ws.axis,
                           ws.ref, ws.em, ws.kink_pos, ws.ew))
     _grow_phase1(X_binned, y, scores, n_bins, ws.max_depth, R, float(unit), ws.sample_index,
                  ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right, ws.node_label,
                  ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote, ws.n_nodes,
                  ws.correct, ws.rank, ws.s_idx, ws.axis, ws.em, ws.kink_pos, ws.ew, ws.mark,
-                 ws.oE, ws.oC, ws.oD, ws.oH, ws.bE, ws.bC, ws.bD, ws.jpos, ws.ev_code, ws.cnt,
-                 ws.sa, ws.sc, ws.sd, ws.tot, ws.tsa, ws.tsc, ws.tsd, ws.nbin, ws.valid, ws.L1,
-                 ws.X1, ws.L2, ws.X2, ws.kleft, ws.pe, ws.pa, ws.pc, ws.pd, ws.hmin, ws.ph,
-                 ws.sh, ws.tmin, ws.lmin, ws.xs, ws.rowdone)
+                 ws.oE, ws.oC, ws.oD, ws.oH, ws.bE, ws.bC, ws.bD, ws.jpos, ws.ev_code, ws.sa,
+                 ws.sc, ws.sd, ws.tot, ws.tsa, ws.tsc, ws.tsd, ws.nbin, ws.L1, ws.X1, ws.L2,
+                 ws.X2, ws.kleft, ws.tmin, ws.lmin, ws.xs, s.u, s.ub, s.xw, s.pe, s.rc, s.pa,
+                 s.pc, s.pd, s.ph, s.sh, s.hmin, s.rowver, s.hstamp, s.kver, s.Q, s.lst,
+                 s.cnt, s.dirty, s.vcnt, s.mstat)
     return int(ws.n_nodes[0])
