@@ -303,11 +303,12 @@ def test_phase2_tree_equals_brute_force(eps, grouping):
         depth = int(rng.integers(1, 4))
         nprime = int(rng.integers(1, n + 1))
         ws = zt.ZeroOneWorkspace(n, X.shape[1], X.max() + 1, K, depth)
-        m = zt.grow_margin_tree(ws, X, y, n_bins, scores, c, nprime, zt.OBJ_BOTTOM_AVG,
-                                False, eps, grouping=grouping)
         nodes, vote = nz.grow_tree_naive(X, y, n_bins, scores, depth, phase="margin", c=c,
                                          nprime=nprime, eps=eps)
-        same_tree(ws, m, nodes, vote)
+        for cuts in (0, 3):
+            m = zt.grow_margin_tree(ws, X, y, n_bins, scores, c, nprime, zt.OBJ_BOTTOM_AVG,
+                                    False, eps, grouping=grouping, bound_cuts=cuts)
+            same_tree(ws, m, nodes, vote)
 
 
 def test_group_rows_groups_exactly_the_equal_rows():
@@ -523,6 +524,36 @@ def test_phase2_min_tables_give_the_scans_trees(eps):
                               ws.node_label[:m].copy(), ws.vote.copy()))
             for a, b in zip(trees[0], trees[1], strict=True):
                 np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.01])
+def test_phase2_candidate_cuts_give_the_same_trees(eps):
+    # The cuts between candidates (``bound_cuts``: line 9 skipped when line 7's maximum is
+    # below the best split; line 7's maxima bounding each other across a feature's
+    # thresholds) only drop work that cannot change the result: every combination must grow
+    # the tree of the plain search, per example and grouped, with n' = 1 (min tables), small
+    # and large n', ties (integer scores) and without, on states large enough for the cuts to
+    # fire (many thresholds with at least n' examples on the left).
+    rng = np.random.default_rng(61 + int(eps > 0))
+    for it in range(12):
+        n, K, F, nb = 500, int(rng.integers(2, 8)), int(rng.integers(1, 5)), 12
+        X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
+        scores, c = ensemble_state(rng, n, K, int(rng.integers(1, 15)), integer=it % 2 == 0)
+        y = ((X[:, 0] % nb + rng.integers(0, 2, n)) % K).astype(np.int32)
+        depth = int(rng.integers(1, 5))
+        nprime = [1, max(1, n // 10), int(rng.integers(1, n // 3)), n][it % 4]
+        for grouping in ("off", "on"):
+            trees = []
+            for cuts in (0, 1, 2, 3):
+                ws = zt.ZeroOneWorkspace(n, F, nb, K, depth)
+                m = zt.grow_margin_tree(ws, X, y, np.full(F, nb, np.int32), scores, c,
+                                        nprime, zt.OBJ_BOTTOM_AVG, False, eps,
+                                        grouping=grouping, bound_cuts=cuts)
+                trees.append((m, ws.feature[:m].copy(), ws.threshold[:m].copy(),
+                              ws.node_label[:m].copy(), ws.vote.copy()))
+            for other in trees[1:]:
+                for a, b in zip(trees[0], other, strict=True):
+                    np.testing.assert_array_equal(a, b)
 
 
 # ---------------------------------------------------------------------------------------------

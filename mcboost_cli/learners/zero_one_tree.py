@@ -1294,11 +1294,15 @@ def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap
 
 @njit(cache=True, nogil=True)
 def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, top_lab, kcap,
-                c, hi, eps, floor, K, bufs, jS0, jQ0, jval, jeps, jdone, jD, mins, mtab):
+                c, hi, eps, floor, K, bufs, jS0, jQ0, jval, jeps, jdone, jD, mins, mtab, lub):
     """Best label (max of g; ties: larger corner key, then the lower label) of a candidate family:
     mode MODE_LEFT ("k on S_left(t)"), MODE_SPLIT ("lab_fixed on S_left, k on S_right") or
     MODE_ALL ("k on S"). Labels whose bound cannot reach max(floor, best) are skipped; when all
-    are skipped returns (-1, -inf, -inf). Returns (label, value, its corner key)."""
+    are skipped returns (-1, -inf, -inf). Returns (label, value, its corner key).
+
+    ``lub[k]``: in, an upper bound of label k's maximum known beforehand (+inf: none; it
+    only tightens the labels' bounds); out, the tightest upper bound of each label's maximum
+    found here (its exact maximum for the returned label)."""
     S0, read, v0 = _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items,
                                top_lab, kcap, jQ0, jval, jeps, jS0, jD)
     # Bracketing by doubling pays when the relevant prefix is short; when it already holds
@@ -1327,6 +1331,8 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
             if ub2 < ub:
                 ub = ub2
         jval[k] = ub + 1e-9 * (1.0 + abs(ub))
+        if lub[k] < jval[k]:
+            jval[k] = lub[k]
     best_k = -1
     best_v = -INF
     best_e = -INF
@@ -1349,6 +1355,7 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
         jdone[kk] = True
         ref_v = best_v if best_v > floor else floor
         if ub_k < ref_v - OBJ_TIE_EPS * (1.0 + abs(ref_v)):
+            jdone[kk] = False
             break                       # no remaining label can reach the reference
         la = kk if mode != MODE_SPLIT else lab_fixed
         if _rising(S0, jQ0[kk], kcap, c, 0.0):
@@ -1371,11 +1378,19 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
                               jeps[kk], False)
         else:
             v = g0                      # a corner: the maximum is at alpha = 0
+        lub[kk] = v if v < ub_k else ub_k
         e = jD[kk] if eps > 0.0 else 0.0
         if best_k < 0 or _ranks_above(v, e, kk, best_v, best_e, best_k):
             best_k = kk
             best_v = v
             best_e = e
+    # The labels not examined keep their bound (at least g0 when they rise at 0).
+    for k in range(K):
+        if not jdone[k]:
+            if _rising(S0, jQ0[k], kcap, c, 0.0):
+                lub[k] = jval[k] if jval[k] > g0 else g0
+            else:
+                lub[k] = g0
     return best_k, best_v, best_e
 
 
@@ -1445,13 +1460,24 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
                             nprime, hi, eps, need_single, grouped, gid, loc, rep, gcnt, gmargin,
                             cum, order_m, bufs, nbin, valid, qbin, tbin, ubt, cand_f, cand_t,
                             jS0, jQ0, jval, jeps, jdone, jD, sm, sy, sw, sx, heap, mtab,
-                            min_tables, ubr):
+                            min_tables, ubr, cut, cuts):
     """``_best_split_phase2`` for the bottom-n' average, unconstrained (see above); with
     ``grouped`` the node's examples are handled as groups of interchangeable examples
     (``gid``: each example's group), which gives the same maxima with fewer items.
     ``sm``, ``sy``, ``sw``, ``sx``: the margin-ordered views (``_node_views``); ``heap``:
     scratch for the candidates' best-first order; ``ubr``: scratch per candidate; ``mtab``:
-    the n' = 1 tables (``_min_tables``; used when nprime == 1 and ``min_tables``)."""
+    the n' = 1 tables (``_min_tables``; used when nprime == 1 and ``min_tables``).
+
+    ``cuts`` (bits; ``cut`` = (lb_left, ub_left, lub) its scratch) adds two exact relations
+    between candidates that drop work without changing any result (ALGORITHMS.md, "Speed"):
+    1, S_left with kcap = n' is the sum of n' smallest of a subset of the split's numerators,
+    so a split's maximum is at most its line-7 maximum (the left label's exact value): when
+    that is below the best split so far, line 9 is skipped; 2, S_left(t) is a subset of
+    S_left(t') for t < t' (same n'), so label k's left maximum does not increase with t:
+    line 7 at t takes the maxima found at larger thresholds of the same feature as a floor
+    and the bounds found at smaller ones as label bounds (with both bits, a candidate whose
+    labels' bounds are all below the best split is skipped before line 7)."""
+    lb_left, ub_left, lub = cut
     F = X.shape[1]
     K = jS0.shape[0]
     B = nbin.shape[1]
@@ -1478,9 +1504,11 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
         _min_tables(X, sample_index, start, end, y, scores, margin, mtab)
     k_single = 0
     if need_single:
+        for k in range(K):
+            lub[k] = INF
         k_single, _, _ = _pick_label(order_m, L, X, 0, 0, 0, MODE_ALL, scores, y, margin,
                                      items, top_lab, kS, c, hi, eps, -INF, K, bufs, jS0, jQ0,
-                                     jval, jeps, jdone, jD, mins, mtab)
+                                     jval, jeps, jdone, jD, mins, mtab, lub)
     # Valid thresholds.
     for f in range(F):
         for b in range(B):
@@ -1503,6 +1531,12 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
                 n_cand += 1
     if n_cand == 0:
         return False, -1, -1, 0, 0, k_single
+    if cuts & 2:
+        for f in range(F):
+            for b in range(B):
+                lb_left[f, b] = -INF
+                for k in range(K):
+                    ub_left[f, b, k] = INF
     # g_S(0) and the slopes at 0+ of the bottom set's strict part (margins < v0), per label,
     # feature and bin: they bound every split candidate of this node.
     seen = 0
@@ -1630,15 +1664,65 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
         for b in range(t + 1):
             nl += nbin[f, b]
         kL = nprime if nprime < nl else nl
-        # Line 7: S_left's label.
-        kl, _, _ = _pick_label(order_m, L, X, f, t, 0, MODE_LEFT, scores, y, margin, items,
-                               top_lab, kL, c, hi, eps, -INF, K, bufs, jS0, jQ0, jval, jeps,
-                               jdone, jD, mins, mtab)
+        # Line 7: S_left's label. With n' members on the left (kcap = n' at every larger
+        # threshold too), label k's maximum at t is at least its maximum at any t2 > t and at
+        # most at any t2 < t that also has n' members (a subset / superset of the same n').
+        fl_left = -INF
+        for k in range(K):
+            lub[k] = INF
+        same_k = nl >= nprime
+        if cuts & 2 and same_k:
+            lb = -INF
+            for t2 in range(t + 1, B):
+                if lb_left[f, t2] > lb:
+                    lb = lb_left[f, t2]
+            if lb > -INF:
+                # Rounding slack: the maxima are computed sums; 1e-9 relative is far above
+                # their rounding, and keeps every label that can reach or tie the winner.
+                fl_left = lb - 1e-9 * (1.0 + abs(lb))
+            nl2 = 0
+            for t2 in range(t):
+                nl2 += nbin[f, t2]
+                if nl2 >= nprime:
+                    for k in range(K):
+                        u = ub_left[f, t2, k]
+                        if u < INF:
+                            u += 1e-9 * (1.0 + abs(u))
+                            if u < lub[k]:
+                                lub[k] = u
+            if cuts & 1 and found:
+                # The split's maximum is at most S_left's best label's, at most max_k lub[k].
+                mx = -INF
+                for k in range(K):
+                    if lub[k] > mx:
+                        mx = lub[k]
+                if mx < best_v - 1e-9 * (1.0 + abs(best_v)) - OBJ_TIE_EPS * (1.0 + abs(best_v)):
+                    continue
+        kl, vl, _ = _pick_label(order_m, L, X, f, t, 0, MODE_LEFT, scores, y, margin, items,
+                                top_lab, kL, c, hi, eps, fl_left, K, bufs, jS0, jQ0, jval,
+                                jeps, jdone, jD, mins, mtab, lub)
+        if kl < 0:
+            # Not reached (the winner's maximum is above fl_left); kept for safety.
+            for k in range(K):
+                lub[k] = INF
+            kl, vl, _ = _pick_label(order_m, L, X, f, t, 0, MODE_LEFT, scores, y, margin,
+                                    items, top_lab, kL, c, hi, eps, -INF, K, bufs, jS0, jQ0,
+                                    jval, jeps, jdone, jD, mins, mtab, lub)
+        if cuts & 2 and same_k:
+            lb_left[f, t] = vl
+            for k in range(K):
+                ub_left[f, t, k] = lub[k]
         # Line 9: S_right's label, S_left's fixed; only labels that can reach the best split.
         floor = best_v if found else -INF
+        if cuts & 1 and found and same_k:
+            # kL = kS = n': the split's maximum is at most vl.
+            if vl < floor - 1e-9 * (1.0 + abs(floor)) - OBJ_TIE_EPS * (1.0 + abs(floor)):
+                continue
+        for k in range(K):
+            lub[k] = INF
         kr, v, e = _pick_label(order_m, L, X, f, t, kl, MODE_SPLIT, scores, y, margin, items,
                                top_lab, kS, c, hi, eps, floor, K, bufs, jS0, jQ0, jval, jeps,
-                               jdone, jD, mins, mtab)
+                               jdone, jD, mins, mtab, lub)
         if kr < 0:
             continue
         # Line 13: (maximum, corner key), then the first (feature, threshold).
@@ -1719,7 +1803,7 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
           sa, sc, nbin, valid, tsa, tsc, tsd, lab_mark, acc_a,
           margin, order, binpos, p, s, w, buf, inc, dec, jval, cand_f, cand_t, ubt, top_lab,
           grouped, gid, loc, rep, gcnt, gmargin, cum, vbuf, sbuf, vtmp, wbuf, tmpw,
-          sm, sy, sw, sx, cand_heap, mtab, min_tables, ubr):
+          sm, sy, sw, sx, cand_heap, mtab, min_tables, ubr, cut, cuts):
     n = X.shape[0]
     for i in range(n):
         sample_index[i] = i
@@ -1748,7 +1832,7 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
                 eps, nd == 0, grouped, gid, loc, rep, gcnt, gmargin, cum, order,
                 (vbuf, sbuf, wbuf, vtmp, tmpw), nbin, valid, sa, sc, ubt, cand_f, cand_t, tsa, tsc,
                 jval, tsd, lab_mark, acc_a, sm, sy, sw, sx, cand_heap, mtab, min_tables,
-                ubr)
+                ubr, cut, cuts)
         else:
             found, bf, bt, kl, kr, k_single = _best_split_phase2(
                 X, sample_index, start, end, n_bins, y, scores, margin, c, nprime, hi, phase,
@@ -1791,7 +1875,7 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
 
 def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprime,
                      objective=OBJ_BOTTOM_AVG, constrain=False, eps=0.0, grouping="auto",
-                     min_tables=True):
+                     min_tables=True, bound_cuts=3):
     """Grow a Phase II tree maximising the margin objective (bottom-n' average or, for
     ``OBJ_ORDER`` with K = 2, the n'-th smallest margin) of the ensemble with training scores
     ``scores`` and total weight ``c``. ``constrain`` keeps each node's line search inside the
@@ -1807,7 +1891,12 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
 
     ``min_tables`` (n' = 1, the bottom-n' average only): the node search evaluates S from
     per-(feature, bin, label) minima instead of scanning (``_min_tables``); the same floats,
-    the same trees (False: the scans, for the tests)."""
+    the same trees (False: the scans, for the tests).
+
+    ``bound_cuts`` (bits, the bottom-n' average only): relations between candidates that skip
+    work — 1: line 9 of a split whose line-7 maximum is below the best split; 2: line 7's
+    maxima bound each other across the thresholds of a feature (``_best_split_phase2_fast``).
+    The same trees with any value (0: without them, for the tests)."""
     unnormalised_margins(scores, y, ws.margin)
     top_labels(scores, y, ws.top_lab)
     hi = 2.0 * c + 1.0
@@ -1829,13 +1918,20 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
         if ws.mtab.shape[1:3] != (F, B):
             ws.mtab = np.zeros((4, F, B, ws.n_classes), np.float64)
     return _run(ws, X_binned, y, n_bins, scores, objective, float(c), int(nprime), hi,
-                bool(constrain), float(eps), grouped, min_tables)
+                bool(constrain), float(eps), grouped, min_tables, int(bound_cuts))
 
 
 def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
-         grouped=False, min_tables=False):
+         grouped=False, min_tables=False, cuts=0):
     if ws.sx.dtype != X_binned.dtype:
         ws.sx = np.zeros(ws.sx.shape, X_binned.dtype)
+    # Scratch of the candidates' cuts (``_best_split_phase2_fast``), allocated on first use.
+    F, B = ws.cum.shape[1], ws.cum.shape[2]
+    cut = getattr(ws, "p2_cut", None)
+    if cut is None or cut[0].shape != (F, B):
+        cut = (np.zeros((F, B), np.float64), np.zeros((F, B, ws.n_classes), np.float64),
+               np.zeros(ws.n_classes, np.float64))
+        ws.p2_cut = cut
     _grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth,
           ws.sample_index, ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right,
           ws.node_label, ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote,
@@ -1844,5 +1940,5 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
           ws.margin, ws.order, ws.binpos, ws.p, ws.s, ws.w, ws.buf, ws.inc, ws.dec, ws.jval,
           ws.cand_f, ws.cand_t, ws.ubt, ws.top_lab, grouped, ws.gid, ws.loc, ws.rep,
           ws.gcnt, ws.gmargin, ws.cum, ws.vbuf, ws.sbuf, ws.vtmp, ws.wbuf, ws.tmpw,
-          ws.sm, ws.sy, ws.sw, ws.sx, ws.cand_heap, ws.mtab, min_tables, ws.ubr)
+          ws.sm, ws.sy, ws.sw, ws.sx, ws.cand_heap, ws.mtab, min_tables, ws.ubr, cut, cuts)
     return int(ws.n_nodes[0])
