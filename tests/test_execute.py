@@ -396,3 +396,28 @@ def test_dask_ctrl_c_stops_at_once_and_keeps_stored_rows(tmp_path, markers, sigi
     assert summary.interrupted and summary.done == 2
     assert stored_keys == {c.key for c in cells[:2]}
     assert time.monotonic() - start < 30      # the sleeping cells (60 s) were not waited for
+
+
+def test_prefix_first_order_runs_one_fit_of_each_shared_prefix_group_first():
+    from mcboost_cli.runner.execute import prefix_first_order, prefix_group
+
+    def cell(fold, depth, n_prime, algorithm="dmcboost"):
+        params = {"max_depth": depth, "n_prime": n_prime} if algorithm == "dmcboost" else {
+            "max_depth": depth}
+        return Cell(experiment="e", dataset="car", protocol="five_fold", fold=fold,
+                    noise_rate=0.0, seed=0, algorithm=algorithm, algorithm_version="4",
+                    params=tuple(sorted(params.items())))
+
+    plan = [cell(f, d, p) for f in (0, 1) for d in (3, 5) for p in ("1", "n/10", "n/2")]
+    plan.insert(2, cell(0, 3, None, algorithm="samme"))
+    # n' (a prefix-free parameter) does not change the group; the depth and the fold do.
+    assert prefix_group(plan[0]) == prefix_group(plan[3]) != prefix_group(plan[4])
+    assert prefix_group(cell(0, 3, "1")) != prefix_group(cell(1, 3, "1"))
+    order = prefix_first_order(plan)
+    assert sorted(c.key for c in order) == sorted(c.key for c in plan)
+    leaders = order[:5]     # 4 (fold, depth) groups of DMCBoost, and SAMME on its own
+    assert [c.params_dict.get("n_prime") for c in leaders] == ["1", None, "1", "1", "1"]
+    assert len({prefix_group(c) for c in leaders}) == 5
+    # Within the rest, the plan order is kept.
+    rest = order[5:]
+    assert rest == [c for c in plan if c not in leaders]
