@@ -229,9 +229,9 @@ class _RecordingPrefixes:
         self.states[fingerprint] = pickle.dumps(state)
 
 
+@pytest.mark.parametrize("algo", [cls for _, cls in ALGORITHMS if cls._prefix_free_params],
+                         ids=lambda cls: cls.name)
 def test_a_fit_from_a_siblings_shared_prefix_equals_a_fit_from_round_one(algo):
-    if not algo._prefix_free_params:
-        pytest.skip("no shared prefix")
     X, y = _data(6, algo=algo)
     Xv, yv = _data(7, algo=algo)
     params = dict(algo.test_params, n_rounds=40)
