@@ -40,7 +40,7 @@ from .line_search import (
     piece_terms,
     unnormalised_margins,
 )
-from .zero_one_tree import corner_key
+from .margin_search_exhaustive import corner_key
 
 
 @njit(cache=True, nogil=True)

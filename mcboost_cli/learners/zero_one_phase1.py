@@ -1037,7 +1037,7 @@ def grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pa
     """Grow a Phase I tree for the ensemble with training scores ``scores``; ``unit`` is the
     step of an unbounded interval whose loss has no positive minimiser (the line search's
     convention). Returns the number of nodes; the tree is in ``ws`` (a
-    ``zero_one_tree.ZeroOneWorkspace``; ``vote`` = each training sample's label). ``c`` is
+    ``zero_one_workspace.ZeroOneWorkspace``; ``vote`` = each training sample's label). ``c`` is
     accepted for the callers' convenience and not used (the losses are shifted by the
     largest term instead). ``two_pass`` (tests): None lets each node choose whether it finds
     its candidates' smallest errors first, True / False forces it (same trees)."""
