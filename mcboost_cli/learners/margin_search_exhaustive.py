@@ -20,10 +20,10 @@ zero-error region; small data sets); the unconstrained bottom-n' average has the
 References
 ----------
 .. [1] S. Zhai, T. Xia, S. Wang. A multi-class boosting method with direct optimization.
-       KDD 2014, Alg. 1.2 and sec. 2.2.
+       KDD 2014: Alg. 1.2 and the bottom-n' average margin (eq. 5).
 .. [2] S. Zhai, T. Xia, M. Tan, S. Wang. Direct 0-1 loss minimization and margin maximization
-       with boosting. NIPS 2013, sec. 3 ("for each splitting node, DirectBoost simply chooses
-       the attribute to split on by minimizing 0-1 loss or maximizing the predefined margin").
+       with boosting. NIPS 2013: DirectBoost_order and DirectBoost_avg, whose objectives this
+       search serves (see ``margin_tree`` for the node rule quoted from sec. 3).
 """
 
 from __future__ import annotations
