@@ -40,10 +40,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .histogram_tree import _partition
 from .line_search import unnormalised_margins
 from .margin_search_exhaustive import OBJ_BOTTOM_AVG, _best_split_phase2
 from .margin_search_fast import _best_split_phase2_fast, group_rows, top_labels
+from .tree_layout import pop_node, split_node, start_tree, write_leaf_votes
 from .zero_one_workspace import GROUP_CELLS, ZeroOneWorkspace
 
 
@@ -55,23 +55,11 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
           margin, order, binpos, p, s, w, buf, inc, dec, jval, cand_f, cand_t, ubt, top_lab,
           grouped, gid, loc, rep, gcnt, gmargin, cum, vbuf, sbuf, vtmp, wbuf, tmpw,
           sm, sy, sw, sx, cand_heap, mtab, min_tables, ubr, cut, cuts):
-    n = X.shape[0]
-    for i in range(n):
-        sample_index[i] = i
-    n_nodes = 1
-    node_start[0] = 0
-    node_end[0] = n
-    node_depth[0] = 0
-    feature[0] = -1
-    left[0] = -1
-    right[0] = -1
+    n_nodes, top = start_tree(X.shape[0], sample_index, feature, left, right, node_start,
+                              node_end, node_depth, stack)
     node_label[0] = 0
-    top = 0
-    stack[top] = 0
-    top += 1
     while top > 0:
-        top -= 1
-        nd = stack[top]
+        nd, top = pop_node(stack, top)
         start = node_start[nd]
         end = node_end[nd]
         want_split = node_depth[nd] < max_depth and end - start >= 2
@@ -93,34 +81,12 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
             continue
         if not found or not want_split:
             continue
-        mid = _partition(X, sample_index, start, end, bf, bt, partition_buf)
-        feature[nd] = bf
-        threshold[nd] = bt
-        lc = n_nodes
-        rc = n_nodes + 1
-        n_nodes += 2
-        left[nd] = lc
-        right[nd] = rc
-        for ch in (lc, rc):
-            feature[ch] = -1
-            left[ch] = -1
-            right[ch] = -1
-            node_depth[ch] = node_depth[nd] + 1
+        lc, rc, _, n_nodes, top = split_node(
+            X, nd, bf, bt, n_nodes, top, sample_index, partition_buf, feature, threshold, left,
+            right, node_start, node_end, node_depth, stack)
         node_label[lc] = kl
         node_label[rc] = kr
-        node_start[lc] = start
-        node_end[lc] = mid
-        node_start[rc] = mid
-        node_end[rc] = end
-        stack[top] = rc
-        top += 1
-        stack[top] = lc
-        top += 1
-    # Each training sample's vote: its leaf's label.
-    for nd in range(n_nodes):
-        if left[nd] < 0:
-            for q in range(node_start[nd], node_end[nd]):
-                vote[sample_index[q]] = node_label[nd]
+    write_leaf_votes(n_nodes, left, node_start, node_end, node_label, sample_index, vote)
     n_nodes_out[0] = n_nodes
 
 

@@ -3,7 +3,7 @@
 One ``ZeroOneWorkspace`` is allocated per fit and shared by every tree of both phases: Phase I
 (``zero_one_phase1``), Phase II (``margin_tree`` with its node searches ``margin_search_fast``
 and ``margin_search_exhaustive``) and DirectBoost_avg's whole-tree Phase II
-(``margin_tree_global``). The trees are written in the node layout of ``histogram_tree``.
+(``margin_tree_global``). The trees are written in the node layout of ``tree_layout``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._dtypes import INDEX_DTYPE
-from .histogram_tree import max_nodes_for_depth
+from .tree_layout import max_nodes_for_depth
 
 # Largest number of per-(group, feature, bin) counts for which the Phase II node search
 # groups interchangeable examples (int32 each: 64 MB).
