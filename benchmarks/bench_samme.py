@@ -100,10 +100,10 @@ def _kernels():
     from numba.core.dispatcher import Dispatcher
 
     from mcboost_cli.algorithms import adaboost
-    from mcboost_cli.learners import forest, histogram_tree
+    from mcboost_cli.learners import forest, histogram_tree, tree_layout
 
     found = []
-    for mod in (histogram_tree, forest, adaboost):
+    for mod in (histogram_tree, tree_layout, forest, adaboost):
         for obj in vars(mod).values():
             owner = getattr(obj.py_func, "__module__", "") if isinstance(obj, Dispatcher) else ""
             if owner == mod.__name__:

@@ -13,7 +13,9 @@ from mcboost_cli.algorithms.directboost import (
 from mcboost_cli.algorithms.dmcboost import DMCBoost
 from mcboost_cli.learners import line_search as ls
 from mcboost_cli.learners import naive_zero_one as nz
-from mcboost_cli.learners import zero_one_tree as zt
+from mcboost_cli.learners.margin_search_exhaustive import OBJ_BOTTOM_AVG, OBJ_ORDER
+from mcboost_cli.learners.margin_tree import grow_margin_tree
+from mcboost_cli.learners.zero_one_workspace import ZeroOneWorkspace
 
 VARIANTS = [DirectBoostAvg, DirectBoostEpsAvg, DirectBoostOrder]
 
@@ -113,10 +115,10 @@ def test_binary_phase2_trees_equal_brute_force(objective, constrain):
         y = rng.integers(0, 2, n).astype(np.int32)
         depth, nprime = int(rng.integers(1, 3)), int(rng.integers(1, n + 1))
         eps = 0.0 if constrain else 0.01 * (it % 2)
-        ws = zt.ZeroOneWorkspace(n, F, nb, 2, depth)
-        m = zt.grow_margin_tree(ws, X, y, n_bins, scores, c, nprime,
-                                zt.OBJ_ORDER if objective == "order" else zt.OBJ_BOTTOM_AVG,
-                                constrain, eps)
+        ws = ZeroOneWorkspace(n, F, nb, 2, depth)
+        m = grow_margin_tree(ws, X, y, n_bins, scores, c, nprime,
+                             OBJ_ORDER if objective == "order" else OBJ_BOTTOM_AVG,
+                             constrain, eps)
         nodes, vote = nz.grow_tree_naive(X, y, n_bins, scores, depth, phase="margin", c=c,
                                          nprime=nprime, objective=objective,
                                          constrain=constrain, eps=eps)
@@ -229,7 +231,7 @@ def test_directboost_avg_global_trees_equal_brute_force(eps, corner):
         if it % 3 == 0:                          # mostly right (DirectBoost_avg's region)
             y = (scores[:, 1] > scores[:, 0]).astype(np.int32)
         depth, nprime = int(rng.integers(1, 4)), int(rng.integers(1, n + 1))
-        ws = zt.ZeroOneWorkspace(n, F, nb, 2, depth)
+        ws = ZeroOneWorkspace(n, F, nb, 2, depth)
         m = grow_margin_tree_global(ws, X, y, n_bins, scores, c, nprime, eps, corner)
         nodes, vote = nz.grow_tree_global_naive(X, y, n_bins, scores, depth, c=c,
                                                 nprime=nprime, eps=eps, corner=corner)

@@ -7,10 +7,13 @@ import pytest
 
 from mcboost_cli.algorithms.dmcboost import DMCBoost, n_prime_from_choice
 from mcboost_cli.learners import line_search as ls
+from mcboost_cli.learners import margin_search_fast as msf
 from mcboost_cli.learners import naive_zero_one as nz
 from mcboost_cli.learners import zero_one_phase1 as p1
-from mcboost_cli.learners import zero_one_tree as zt
 from mcboost_cli.learners.binning import BinMapper, Binned
+from mcboost_cli.learners.margin_search_exhaustive import OBJ_BOTTOM_AVG, corner_key
+from mcboost_cli.learners.margin_tree import grow_margin_tree
+from mcboost_cli.learners.zero_one_workspace import ZeroOneWorkspace
 
 TH = 1e-5
 
@@ -268,7 +271,7 @@ def test_phase1_tree_equals_brute_force(two_pass):
         X, n_bins, scores, y, c, K = random_node_problem(rng, it % 2 == 0,
                                                          T=1 if it % 3 == 0 else None)
         depth = int(rng.integers(1, 4))
-        ws = zt.ZeroOneWorkspace(len(y), X.shape[1], X.max() + 1, K, depth)
+        ws = ZeroOneWorkspace(len(y), X.shape[1], X.max() + 1, K, depth)
         m = p1.grow_zero_one_tree(ws, X, y, n_bins, scores, c, two_pass=two_pass)
         nodes, vote = nz.grow_tree_naive(X, y, n_bins, scores, depth, c=c)
         same_tree(ws, m, nodes, vote)
@@ -282,7 +285,7 @@ def test_phase1_node_ranking_uses_the_exponential_loss_on_ties():
     y = np.array([2, 2, 2, 1, 1, 0], np.int32)
     scores = np.zeros((6, 3))
     scores[np.arange(6), [2, 2, 0, 1, 1, 1]] += 1.0
-    ws = zt.ZeroOneWorkspace(6, 1, 2, 3, 1)
+    ws = ZeroOneWorkspace(6, 1, 2, 3, 1)
     p1.grow_zero_one_tree(ws, X, y, np.array([2], np.int32), scores, 1.0)
     nodes, _ = nz.grow_tree_naive(X, y, np.array([2], np.int32), scores, 1, c=1.0)
     assert list(ws.node_label[1:3]) == nodes["label"][1:3] == [2, 1]
@@ -302,12 +305,12 @@ def test_phase2_tree_equals_brute_force(eps, grouping):
         n = len(y)
         depth = int(rng.integers(1, 4))
         nprime = int(rng.integers(1, n + 1))
-        ws = zt.ZeroOneWorkspace(n, X.shape[1], X.max() + 1, K, depth)
+        ws = ZeroOneWorkspace(n, X.shape[1], X.max() + 1, K, depth)
         nodes, vote = nz.grow_tree_naive(X, y, n_bins, scores, depth, phase="margin", c=c,
                                          nprime=nprime, eps=eps)
         for cuts in (0, 3):
-            m = zt.grow_margin_tree(ws, X, y, n_bins, scores, c, nprime, zt.OBJ_BOTTOM_AVG,
-                                    False, eps, grouping=grouping, bound_cuts=cuts)
+            m = grow_margin_tree(ws, X, y, n_bins, scores, c, nprime, OBJ_BOTTOM_AVG,
+                                 False, eps, grouping=grouping, bound_cuts=cuts)
             same_tree(ws, m, nodes, vote)
 
 
@@ -321,7 +324,7 @@ def test_group_rows_groups_exactly_the_equal_rows():
         scores[rng.random((n, K)) < 0.1] = -0.0
         y = rng.integers(0, K, n).astype(np.int32)
         gid, grep = np.zeros(n, np.int64), np.zeros(n, np.int64)
-        G = zt.group_rows(scores, scores.view(np.uint64), y, gid, grep)
+        G = msf.group_rows(scores, scores.view(np.uint64), y, gid, grep)
         assert G == len(np.unique(gid)) and gid.max() == G - 1
         rows = np.column_stack([y, scores])
         same_group = gid[:, None] == gid[None, :]
@@ -350,13 +353,13 @@ def test_phase2_grouped_search_equals_per_example_search(eps):
         nprime = int(rng.integers(1, n + 1))
         trees = []
         for grouping in ("off", "on", "auto"):
-            ws = zt.ZeroOneWorkspace(n, F, int(X.max()) + 1, K, 3)
-            m = zt.grow_margin_tree(ws, X, y, np.full(F, nb, np.int32), scores, c, nprime,
-                                    zt.OBJ_BOTTOM_AVG, False, eps, grouping=grouping)
+            ws = ZeroOneWorkspace(n, F, int(X.max()) + 1, K, 3)
+            m = grow_margin_tree(ws, X, y, np.full(F, nb, np.int32), scores, c, nprime,
+                                 OBJ_BOTTOM_AVG, False, eps, grouping=grouping)
             trees.append((m, ws.feature[:m].copy(), ws.threshold[:m].copy(),
                           ws.node_label[:m].copy(), ws.vote.copy()))
-        G = zt.group_rows(scores, np.ascontiguousarray(scores).view(np.uint64), y,
-                          np.zeros(n, np.int64), np.zeros(n, np.int64))
+        G = msf.group_rows(scores, np.ascontiguousarray(scores).view(np.uint64), y,
+                           np.zeros(n, np.int64), np.zeros(n, np.int64))
         n_grouped += 2 * G <= n
         for other in trees[1:]:
             for a, b in zip(trees[0], other, strict=True):
@@ -393,16 +396,16 @@ def _node_items(X, y, scores, margin, ws, start, end, grouped, nb):
     with their margin-ordered views; returns (L, item margins, order, items, bufs)."""
     F = X.shape[1]
     if grouped:
-        G = zt.group_rows(scores, scores.view(np.uint64), y, ws.gid, ws.grep)
+        G = msf.group_rows(scores, scores.view(np.uint64), y, ws.gid, ws.grep)
         ws.cum = np.zeros((G, F, nb), np.int32)
-        L = zt._node_groups(X, ws.sample_index, start, end, np.full(F, nb, np.int32), ws.gid,
-                            margin, ws.loc, ws.rep, ws.gcnt, ws.gmargin, ws.cum)
+        L = msf._node_groups(X, ws.sample_index, start, end, np.full(F, nb, np.int32), ws.gid,
+                             margin, ws.loc, ws.rep, ws.gcnt, ws.gmargin, ws.cum)
         imargin, order = ws.gmargin, np.arange(L, dtype=ws.order.dtype)
     else:
         L, imargin = end - start, margin
         order = ws.sample_index[start:end].astype(ws.order.dtype)
-    zt._sort_by_margin(imargin, order, L)
-    zt._node_views(X, y, scores, order, L, grouped, ws.rep, imargin, ws.sm, ws.sy, ws.sw, ws.sx)
+    msf._sort_by_margin(imargin, order, L)
+    msf._node_views(X, y, scores, order, L, grouped, ws.rep, imargin, ws.sm, ws.sy, ws.sw, ws.sx)
     items = (grouped, imargin, ws.rep, ws.gcnt, ws.cum, ws.sm, ws.sy, ws.sw, ws.sx)
     bufs = (ws.vbuf, ws.sbuf, ws.wbuf, ws.vtmp, ws.tmpw)
     return L, imargin, order, items, bufs
@@ -422,7 +425,7 @@ def test_phase2_scan_equals_plain_summation(grouped):
         y = rng.integers(0, K, n).astype(np.int32)
         margin = np.empty(n)
         ls.unnormalised_margins(scores, y, margin)
-        ws = zt.ZeroOneWorkspace(n, F, nb, K, 1)
+        ws = ZeroOneWorkspace(n, F, nb, K, 1)
         ws.sample_index[:] = np.arange(n)
         L, imargin, order, items, bufs = _node_items(X, y, scores, margin, ws, 0, n, grouped,
                                                      nb)
@@ -432,7 +435,7 @@ def test_phase2_scan_equals_plain_summation(grouped):
             la, lb = int(rng.integers(0, K)), int(rng.integers(0, K))
             entries = []
             for q in order[:L]:
-                r, na, nb_ = zt._item(items, q, X, f, t, mode)
+                r, na, nb_ = msf._item(items, q, X, f, t, mode)
                 for nw, lab in ((na, la), (nb_, lb)):
                     if nw:
                         pi, si, wi = ls.piece_terms(scores, r, y[r], lab, imargin[q])
@@ -448,8 +451,8 @@ def test_phase2_scan_equals_plain_summation(grouped):
                       ls.right_slope(p, s, w, alpha)) for p, nw, s, w in entries], kcap)
                 vk = ref[3]
                 for ucap in (np.inf, vk, vk + float(rng.uniform(0, 1)), vk + 2 * c + 1):
-                    got = zt._scan(order, L, X, f, t, la, lb, mode, scores, y, items, kcap,
-                                   alpha, ucap, bufs)
+                    got = msf._scan(order, L, X, f, t, la, lb, mode, scores, y, items, kcap,
+                                    alpha, ucap, bufs)
                     assert got == ref
 
 
@@ -469,33 +472,33 @@ def test_phase2_min_scan_equals_scan_for_one_bottom_example(grouped):
         y = rng.integers(0, K, n).astype(np.int32)
         margin = np.empty(n)
         ls.unnormalised_margins(scores, y, margin)
-        ws = zt.ZeroOneWorkspace(n, F, nb, K, 1)
+        ws = ZeroOneWorkspace(n, F, nb, K, 1)
         ws.sample_index[:] = rng.permutation(n)
         start = int(rng.integers(0, n))
         end = int(rng.integers(start + 1, n + 1))
         L, imargin, order, items, bufs = _node_items(X, y, scores, margin, ws, start, end, grouped,
                                                      nb)
         mtab = np.zeros((4, F, nb, K))
-        zt._min_tables(X, ws.sample_index, start, end, y, scores, margin, mtab)
+        msf._min_tables(X, ws.sample_index, start, end, y, scores, margin, mtab)
         for _ in range(20):
             f, t = int(rng.integers(0, F)), int(rng.integers(0, nb))
             mode = int(rng.integers(0, 3))
             la, lb = int(rng.integers(0, K)), int(rng.integers(0, K))
             members = 0
             for q in order[:L]:
-                _, na, nb_ = zt._item(items, q, X, f, t, mode)
+                _, na, nb_ = msf._item(items, q, X, f, t, mode)
                 members += na + nb_
             if members == 0:
                 continue
-            A, Bm, C = zt._min_lines(mtab, f, t, la, lb, mode)
+            A, Bm, C = msf._min_lines(mtab, f, t, la, lb, mode)
             alphas = [0.0, float(rng.uniform(0, 2 * c + 1)), float(rng.integers(0, 4)),
                       2 * c + 1]
             # The kinks of S: where the lines meet.
             alphas += [a for a in (Bm - A, C - Bm, (C - A) / 2) if 0.0 <= a <= 2 * c + 1]
             for alpha in alphas:
-                want = zt._scan(order, L, X, f, t, la, lb, mode, scores, y, items, 1, alpha,
-                                np.inf, bufs)
-                got = zt._min_scan(A, Bm, C, alpha)
+                want = msf._scan(order, L, X, f, t, la, lb, mode, scores, y, items, 1, alpha,
+                                 np.inf, bufs)
+                got = msf._min_scan(A, Bm, C, alpha)
                 assert got == want
                 assert np.array(got[:3]).tobytes() == np.array(want[:3]).tobytes()
 
@@ -516,10 +519,10 @@ def test_phase2_min_tables_give_the_scans_trees(eps):
         for grouping in ("off", "on"):
             trees = []
             for min_tables in (True, False):
-                ws = zt.ZeroOneWorkspace(n, F, nb, K, depth)
-                m = zt.grow_margin_tree(ws, X, y, np.full(F, nb, np.int32), scores, c, 1,
-                                        zt.OBJ_BOTTOM_AVG, False, eps, grouping=grouping,
-                                        min_tables=min_tables)
+                ws = ZeroOneWorkspace(n, F, nb, K, depth)
+                m = grow_margin_tree(ws, X, y, np.full(F, nb, np.int32), scores, c, 1,
+                                     OBJ_BOTTOM_AVG, False, eps, grouping=grouping,
+                                     min_tables=min_tables)
                 trees.append((m, ws.feature[:m].copy(), ws.threshold[:m].copy(),
                               ws.node_label[:m].copy(), ws.vote.copy()))
             for a, b in zip(trees[0], trees[1], strict=True):
@@ -545,10 +548,10 @@ def test_phase2_candidate_cuts_give_the_same_trees(eps):
         for grouping in ("off", "on"):
             trees = []
             for cuts in (0, 1, 2, 3):
-                ws = zt.ZeroOneWorkspace(n, F, nb, K, depth)
-                m = zt.grow_margin_tree(ws, X, y, np.full(F, nb, np.int32), scores, c,
-                                        nprime, zt.OBJ_BOTTOM_AVG, False, eps,
-                                        grouping=grouping, bound_cuts=cuts)
+                ws = ZeroOneWorkspace(n, F, nb, K, depth)
+                m = grow_margin_tree(ws, X, y, np.full(F, nb, np.int32), scores, c,
+                                     nprime, OBJ_BOTTOM_AVG, False, eps,
+                                     grouping=grouping, bound_cuts=cuts)
                 trees.append((m, ws.feature[:m].copy(), ws.threshold[:m].copy(),
                               ws.node_label[:m].copy(), ws.vote.copy()))
             for other in trees[1:]:
@@ -739,7 +742,7 @@ def test_corner_key_shares_tied_slots_evenly():
         s = (rng.random(L) < 0.4).astype(float)
         w = np.where(s > 0, np.inf, p + rng.integers(0, 2, L))
         k = int(rng.integers(1, L + 1))
-        got = zt.corner_key(p, s, w, L, k, np.empty(L))
+        got = corner_key(p, s, w, L, k, np.empty(L))
         assert got == pytest.approx(nz.corner_key_naive(p, s, w, k), abs=1e-12)
         _, Q0 = ls.bottom_sum(p, s, w, L, k, 0.0, 1, np.empty(L))
         assert got >= Q0 / k - 1e-12          # the pessimistic slope is a lower bound

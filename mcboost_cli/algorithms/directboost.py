@@ -36,8 +36,8 @@ References
 
 from __future__ import annotations
 
+from ..learners.margin_search_exhaustive import OBJ_BOTTOM_AVG, OBJ_ORDER
 from ..learners.margin_tree_global import grow_margin_tree_global
-from ..learners.zero_one_tree import OBJ_BOTTOM_AVG, OBJ_ORDER
 from .dmcboost import EPSILON, PATIENCE, PHASE1_PATIENCE, TH, DirectBoosting
 from .params import MAX_BINS, MAX_DEPTH, N_ROUNDS, ParamSpec
 from .registry import register

@@ -4,7 +4,7 @@ The ensemble is a weighted plurality vote of label trees, F(x, k) = sum_t alpha_
 [h_t(x) = k] (``LABEL_VOTE``), fitted in two phases (Zhai, Xia & Wang, KDD 2014):
 
 Phase I (Alg. 1) — greedy coordinate descent on the empirical 0-1 loss (eq. 2)
-    Each round grows a tree on the 0-1 loss (Alg. 1.2, ``learners.zero_one_tree``), finds the
+    Each round grows a tree on the 0-1 loss (Alg. 1.2, ``learners.zero_one_phase1``), finds the
     interval of alpha with the minimum training error exactly (Alg. 1.1,
     ``learners.line_search.line_search_zero_one``) and takes its midpoint (Alg. 1 lines 4-6).
     It ends at a coordinatewise local minimum (line 7): when the round's best alpha no longer
@@ -12,13 +12,13 @@ Phase I (Alg. 1) — greedy coordinate descent on the empirical 0-1 loss (eq. 2)
 
 Phase II (Alg. 2) — greedy coordinate ascent on the average margin of the bottom n'
     examples (eqs. 4-5), margins normalised by c = sum_t alpha_t so they lie in [-1, 1]. Each
-    round grows a tree on that objective, maximises it along the tree's coordinate by
-    bisection on the sign of the derivative (eq. 9, Alg. 2.1, threshold th; Theorem 3 makes
-    the objective quasi-concave) and adds the tree (Alg. 2 lines 4-6). With epsilon-relaxation,
-    a round in which no step increases the objective (a corner) takes the step epsilon past the
-    maximiser instead. The fit stops when the objective no longer increases (line 7): without
-    relaxation at the first corner, with relaxation when the best objective has not increased
-    for ``patience`` rounds.
+    round grows a tree on that objective (``learners.margin_tree``), maximises it along the
+    tree's coordinate by bisection on the sign of the derivative (eq. 9, Alg. 2.1, threshold
+    th; Theorem 3 makes the objective quasi-concave) and adds the tree (Alg. 2 lines 4-6). With
+    epsilon-relaxation, a round in which no step increases the objective (a corner) takes the
+    step epsilon past the maximiser instead. The fit stops when the objective no longer
+    increases (line 7): without relaxation at the first corner, with relaxation when the best
+    objective has not increased for ``patience`` rounds.
 
 n' is a hyper-parameter chosen on validation ("1", "n/100", ..., "n"; configs give the grid).
 Every reading of an unclear passage is listed in ALGORITHMS.md ("DMCBoost and DirectBoost").
@@ -50,13 +50,10 @@ from ..learners.line_search import (
     piece_terms,
     unnormalised_margins,
 )
-from ..learners.zero_one_tree import (
-    OBJ_BOTTOM_AVG,
-    OBJ_ORDER,
-    ZeroOneWorkspace,
-    grow_margin_tree,
-)
+from ..learners.margin_search_exhaustive import OBJ_BOTTOM_AVG, OBJ_ORDER
+from ..learners.margin_tree import grow_margin_tree
 from ..learners.zero_one_phase1 import grow_zero_one_tree
+from ..learners.zero_one_workspace import ZeroOneWorkspace
 from .base import BaseBoosting, RoundOutcome
 from .params import MAX_BINS, MAX_DEPTH, N_ROUNDS, ParamSpec
 from .registry import register

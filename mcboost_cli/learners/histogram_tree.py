@@ -38,7 +38,9 @@ and subtracted — with bit-identical results (``_build_histogram_sparse``). Tie
 deterministic:
 the first feature, then the lowest threshold, among splits of equal score.
 
-A naive pure-numpy twin lives in ``naive_tree.py`` and is used only by the tests.
+The node layout, and the bookkeeping of growing a tree that every grower shares, are
+``tree_layout``'s. A naive pure-numpy twin lives in ``naive_tree.py`` and is used only by the
+tests.
 
 References
 ----------
@@ -55,6 +57,7 @@ import numpy as np
 from numba import njit
 
 from .._dtypes import HIST_DTYPE, INDEX_DTYPE, X_BINNED_DTYPE
+from .tree_layout import max_nodes_for_depth, pop_node, split_node, start_tree
 
 CRITERION_GINI = 0
 CRITERION_HAMMING = 1
@@ -86,11 +89,6 @@ def n_channels(criterion: int, n_classes: int) -> int:
     if criterion == CRITERION_ABS_SUM:
         return 1
     raise ValueError(f"unknown criterion {criterion}")
-
-
-def max_nodes_for_depth(max_depth: int, n_samples: int) -> int:
-    """Upper bound on the nodes of a binary tree of that depth over n samples."""
-    return int(min(2 ** (max_depth + 1) - 1, 2 * max(n_samples, 1) - 1))
 
 
 class TreeWorkspace:
@@ -326,29 +324,6 @@ def _find_best_split(hist, count, n_bins, node_sum, node_count, criterion, min_s
 
 
 @njit(cache=True, nogil=True)
-def _partition(X_binned, sample_index, start, end, feature, threshold, buf):
-    """Stable partition of sample_index[start:end] (left first); returns mid.
-
-    Branch-free: every sample is written to both the left write position (in place; it never
-    passes the read position) and the right buffer, and only one cursor advances. Stability
-    keeps each node's samples in increasing row order, so the histogram passes over a child
-    read X_binned forwards.
-    """
-    nl = start
-    nr = 0
-    for p in range(start, end):
-        i = sample_index[p]
-        r = np.int64(X_binned[i, feature] > threshold)
-        sample_index[nl] = i
-        buf[nr] = i
-        nl += 1 - r
-        nr += r
-    for q in range(nr):
-        sample_index[nl + q] = buf[q]
-    return nl
-
-
-@njit(cache=True, nogil=True)
 def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
                min_samples_leaf, hist, count, sample_index, feature, threshold, left, right,
                node_sum, node_count, node_start, node_end, node_depth, node_slot, stack,
@@ -357,8 +332,8 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
     n_samples = X_binned.shape[0]
     n_ch = hist.shape[3]
     n_slots = hist.shape[0]
-    for i in range(n_samples):
-        sample_index[i] = i
+    n_nodes, top = start_tree(n_samples, sample_index, feature, left, right, node_start,
+                              node_end, node_depth, stack)
     # Free-list of histogram slots.
     n_free = n_slots
     for s in range(n_slots):
@@ -368,16 +343,9 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
     right_sum = scratch[1]
     best_left = scratch[2]
 
-    # Root.
-    n_nodes = 1
+    # The root's histogram and sums.
     for s in range(n_slots):
         slot_sparse[s] = False
-    node_start[0] = 0
-    node_end[0] = n_samples
-    node_depth[0] = 0
-    feature[0] = -1
-    left[0] = -1
-    right[0] = -1
     n_free -= 1
     slot = free_slots[n_free]
     node_slot[0] = slot
@@ -391,12 +359,8 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
         node_sum[0, c] = acc
     node_count[0] = n_samples
 
-    top = 0
-    stack[top] = 0
-    top += 1
     while top > 0:
-        top -= 1
-        nd = stack[top]
+        nd, top = pop_node(stack, top)
         slot = node_slot[nd]
         is_leaf = (node_depth[nd] >= max_depth or node_count[nd] < 2 * min_samples_leaf
                    or _is_pure(criterion, node_sum[nd]))
@@ -422,29 +386,13 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
                 node_slot[nd] = -1
             continue
 
-        start = node_start[nd]
-        end = node_end[nd]
-        mid = _partition(X_binned, sample_index, start, end, bf, bt, partition_buf)
-        feature[nd] = bf
-        threshold[nd] = bt
-        lc = n_nodes
-        rc = n_nodes + 1
-        n_nodes += 2
-        left[nd] = lc
-        right[nd] = rc
-        # Children are numbered consecutively (rc = lc + 1): tree walks rely on it.
-        for ch in (lc, rc):
-            feature[ch] = -1
-            left[ch] = -1
-            right[ch] = -1
-            node_depth[ch] = node_depth[nd] + 1
-            node_slot[ch] = -1
-        node_start[lc] = start
-        node_end[lc] = mid
-        node_start[rc] = mid
-        node_end[rc] = end
-        node_count[lc] = mid - start
-        node_count[rc] = end - mid
+        lc, rc, mid, n_nodes, top = split_node(
+            X_binned, nd, bf, bt, n_nodes, top, sample_index, partition_buf, feature, threshold,
+            left, right, node_start, node_end, node_depth, stack)
+        node_slot[lc] = -1
+        node_slot[rc] = -1
+        node_count[lc] = mid - node_start[nd]
+        node_count[rc] = node_end[nd] - mid
         for c in range(n_ch):
             node_sum[lc, c] = best_left[c]
             node_sum[rc, c] = node_sum[nd, c] - best_left[c]
@@ -490,10 +438,6 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
             free_slots[n_free] = slot
             n_free += 1
         node_slot[nd] = -1
-        stack[top] = rc
-        top += 1
-        stack[top] = lc
-        top += 1
     n_nodes_out[0] = n_nodes
 
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .histogram_tree import _partition
 from .line_search import (
     INF,
     OBJ_TIE_EPS,
@@ -40,7 +39,8 @@ from .line_search import (
     piece_terms,
     unnormalised_margins,
 )
-from .zero_one_tree import corner_key
+from .margin_search_exhaustive import corner_key
+from .tree_layout import pop_node, split_node, start_tree, write_leaf_votes
 
 
 @njit(cache=True, nogil=True)
@@ -94,8 +94,8 @@ def _grow_global(X, y, n_bins, scores, c, nprime, eps, max_depth, sample_index, 
     F = X.shape[1]
     B = binpos.shape[0] - 1
     unnormalised_margins(scores, y, margin)
-    for i in range(n):
-        sample_index[i] = i
+    n_nodes, top = start_tree(n, sample_index, feature, left, right, node_start, node_end,
+                              node_depth, stack)
     # Root: the one-leaf tree of the best single label.
     k0 = 0
     v0 = -INF
@@ -108,20 +108,9 @@ def _grow_global(X, y, n_bins, scores, c, nprime, eps, max_depth, sample_index, 
             e0 = e
             k0 = k
     _set_votes(scores, y, margin, sample_index, 0, n, k0, p, s, w)
-    n_nodes = 1
-    node_start[0] = 0
-    node_end[0] = n
-    node_depth[0] = 0
-    feature[0] = -1
-    left[0] = -1
-    right[0] = -1
     node_label[0] = k0
-    top = 0
-    stack[top] = 0
-    top += 1
     while top > 0:
-        top -= 1
-        nd = stack[top]
+        nd, top = pop_node(stack, top)
         start = node_start[nd]
         end = node_end[nd]
         nS = end - start
@@ -189,35 +178,14 @@ def _grow_global(X, y, n_bins, scores, c, nprime, eps, max_depth, sample_index, 
                     bkr = kr
         if not found:
             continue
-        mid = _partition(X, sample_index, start, end, bf, bt, partition_buf)
-        feature[nd] = bf
-        threshold[nd] = bt
-        lc = n_nodes
-        rc = n_nodes + 1
-        n_nodes += 2
-        left[nd] = lc
-        right[nd] = rc
-        for ch in (lc, rc):
-            feature[ch] = -1
-            left[ch] = -1
-            right[ch] = -1
-            node_depth[ch] = node_depth[nd] + 1
+        lc, rc, mid, n_nodes, top = split_node(
+            X, nd, bf, bt, n_nodes, top, sample_index, partition_buf, feature, threshold, left,
+            right, node_start, node_end, node_depth, stack)
         node_label[lc] = bkl
         node_label[rc] = bkr
-        node_start[lc] = start
-        node_end[lc] = mid
-        node_start[rc] = mid
-        node_end[rc] = end
         _set_votes(scores, y, margin, sample_index, start, mid, bkl, p, s, w)
         _set_votes(scores, y, margin, sample_index, mid, end, bkr, p, s, w)
-        stack[top] = rc
-        top += 1
-        stack[top] = lc
-        top += 1
-    for nd in range(n_nodes):
-        if left[nd] < 0:
-            for q in range(node_start[nd], node_end[nd]):
-                vote[sample_index[q]] = node_label[nd]
+    write_leaf_votes(n_nodes, left, node_start, node_end, node_label, sample_index, vote)
     n_nodes_out[0] = n_nodes
 
 

@@ -1,4 +1,4 @@
-"""Naive, obviously correct twins of ``line_search`` and ``zero_one_tree`` — tests only.
+"""Naive, obviously correct twins of ``line_search`` and the tree growers — tests only.
 
 Everything here recomputes from scratch with plain numpy and Python loops: the 0-1 error at a
 weight alpha is counted by adding alpha to the voted labels and comparing scores; a margin
@@ -304,7 +304,7 @@ def corner_key_naive(p, s, w, k):
 
 def grow_tree_naive(X_binned, y, n_bins, scores, max_depth, *, phase="zero_one", c=1.0,
                     nprime=1, objective="avg", constrain=False, eps=0.0, unit=1.0):
-    """Brute-force twin of ``zero_one_tree``'s growers.
+    """Brute-force twin of ``zero_one_phase1``'s and ``margin_tree``'s growers.
 
     Candidates are ranked like the compiled growers: Phase I by ``zero_one_key_naive`` of the
     whole tree they make (the rest of the tree keeps its votes; the root starts as the best

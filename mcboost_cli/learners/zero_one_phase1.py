@@ -55,8 +55,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .histogram_tree import _partition
 from .line_search import INF, INTERVAL_INSET, interval_step, top_wrong
+from .tree_layout import pop_node, split_node, start_tree, write_votes
 
 _BIG = np.int64(2 ** 40)
 
@@ -918,16 +918,10 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
                  nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph,
                  sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat):
     n = X.shape[0]
+    n_nodes, top = start_tree(n, sample_index, feature, left, right, node_start, node_end,
+                              node_depth, stack)
     for i in range(n):
-        sample_index[i] = i
         mark[i] = -1
-    n_nodes = 1
-    node_start[0] = 0
-    node_end[0] = n
-    node_depth[0] = 0
-    feature[0] = -1
-    left[0] = -1
-    right[0] = -1
     # The root starts as the one-leaf tree of the best single label (the rest of the tree is
     # empty, so S's current label does not matter for that choice).
     _, _, _, _, _, k0 = best_split_phase1(
@@ -937,15 +931,10 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
         rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt,
         mstat)
     node_label[0] = k0
-    for i in range(n):
-        vote[i] = k0
-    top = 0
-    stack[top] = 0
-    top += 1
+    write_votes(sample_index, 0, n, k0, vote)
     stamp = 1
     while top > 0:
-        top -= 1
-        nd = stack[top]
+        nd, top = pop_node(stack, top)
         start = node_start[nd]
         end = node_end[nd]
         if node_depth[nd] >= max_depth or end - start < 2:
@@ -959,33 +948,13 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
         stamp += 1
         if not found:
             continue
-        mid = _partition(X, sample_index, start, end, bf, bt, partition_buf)
-        feature[nd] = bf
-        threshold[nd] = bt
-        lc = n_nodes
-        rc_ = n_nodes + 1
-        n_nodes += 2
-        left[nd] = lc
-        right[nd] = rc_
-        for ch in (lc, rc_):
-            feature[ch] = -1
-            left[ch] = -1
-            right[ch] = -1
-            node_depth[ch] = node_depth[nd] + 1
+        lc, rc_, mid, n_nodes, top = split_node(
+            X, nd, bf, bt, n_nodes, top, sample_index, partition_buf, feature, threshold, left,
+            right, node_start, node_end, node_depth, stack)
         node_label[lc] = kl
         node_label[rc_] = kr
-        node_start[lc] = start
-        node_end[lc] = mid
-        node_start[rc_] = mid
-        node_end[rc_] = end
-        for q in range(start, mid):
-            vote[sample_index[q]] = kl
-        for q in range(mid, end):
-            vote[sample_index[q]] = kr
-        stack[top] = rc_
-        top += 1
-        stack[top] = lc
-        top += 1
+        write_votes(sample_index, start, mid, kl, vote)
+        write_votes(sample_index, mid, end, kr, vote)
     n_nodes_out[0] = n_nodes
 
 
@@ -1037,7 +1006,7 @@ def grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pa
     """Grow a Phase I tree for the ensemble with training scores ``scores``; ``unit`` is the
     step of an unbounded interval whose loss has no positive minimiser (the line search's
     convention). Returns the number of nodes; the tree is in ``ws`` (a
-    ``zero_one_tree.ZeroOneWorkspace``; ``vote`` = each training sample's label). ``c`` is
+    ``zero_one_workspace.ZeroOneWorkspace``; ``vote`` = each training sample's label). ``c`` is
     accepted for the callers' convenience and not used (the losses are shifted by the
     largest term instead). ``two_pass`` (tests): None lets each node choose whether it finds
     its candidates' smallest errors first, True / False forces it (same trees)."""

@@ -1,48 +1,30 @@
-"""Phase II label trees of DMCBoost / DirectBoost (Alg. 1.2's recursion with the margin
-objectives of Alg. 2), and the workspace both phases' growers share.
+"""Phase II node search of DMCBoost for the bottom-n' average margin (unconstrained): the
+fast node search of ``margin_tree``.
 
-A tree is grown top-down and depth-first with binary splits ``bin <= threshold`` on binned
-features (the layout of ``histogram_tree``: children numbered consecutively, so the forest's
-tree walk applies). Each node S is split as DMCBoost Alg. 1.2 lines 4-16 prescribe, with
-Phase II's measure ("a similar procedure as in Algorithm 1.2 and replace the measure"):
+``_best_split_phase2_fast`` finds the same split as the exhaustive
+``margin_search_exhaustive._best_split_phase2`` (and its brute-force twin,
+``naive_zero_one.grow_tree_naive``), with far fewer passes over the data:
 
-1. for a candidate split S = S_left + S_right, the label of S_left is chosen among the K labels
-   by the line search of the hypothesis "label k on S_left" over S_left's examples (line 7;
-   S_right's label is not known yet, so h abstains there and S_right does not enter);
-2. with that label fixed (line 8), the label of S_right is chosen by the line search of
-   "k_left on S_left, k on S_right" over all of S (line 9);
-3. the split is the one whose final line search is best (line 13).
-
-Ties: candidates of equal maximum are ranked (with epsilon-relaxation), for the bottom-n'
-average, by ``corner_key`` (their edge under the bottom set's LPBoost dual weights) and, for
-the n'-th order margin, by the objective after an epsilon-relaxed step; remaining ties go to
-the lowest label, the first feature and the lowest threshold.
-
-The line search's objective is the bottom-n' average margin (eq. 5) or, for
-DirectBoost_order, the n'-th smallest margin, both over the node's examples with n' capped at
-their number; both maxima are exact (quasi-concave, resp. piecewise linear). A node is split
-while its depth is below ``max_depth`` and some split leaves both sides non-empty (line 6);
-its children take the two labels, and leaves keep the label their parent gave them. A root
-that cannot be split becomes a one-leaf tree with the best single label.
-
-The bottom-n' average's node search (``_best_split_phase2_fast``) scans margin-sorted
-prefixes (the node's items copied into margin order, ``_node_views``; only entries that can be
-among the n' smallest are kept, ``_scan``), prunes candidates with concave upper bounds (also
-inside each exact search), and treats examples with equal label and score row as one item with
-a multiplicity (``group_rows``, ``_node_groups``, ``_item``); with n' = 1 each evaluation is
-O(1) from per-(feature, bin, label) minima (``_min_tables``); the binary objectives of
-DirectBoost (order statistic, zero-error region) use the plain exhaustive
-``_best_split_phase2`` (small data sets). Phase I trees: ``zero_one_phase1``.
-
-A naive twin (``naive_zero_one.grow_tree_naive``) is used by the tests.
+* the node's samples are sorted by margin once; an example can be among the n' smallest
+  numerators at alpha only if m_i <= v0 + 2 alpha (v0: the n'-th smallest margin of the set;
+  numerators move at most alpha), so every evaluation scans a prefix of that order (the node's
+  items copied into margin order, ``_node_views``; only entries that can be among the n'
+  smallest are kept, ``_scan``);
+* the maximiser is bracketed by doubling from a small alpha instead of starting at 2c + 1, so
+  the evaluations happen where those prefixes are short;
+* by concavity S(alpha) <= S(0) + S'(0+) alpha, so a candidate's maximum is at most
+  max(g(0), S'(0+)/n'); candidates are examined best bound first and dropped when the bound
+  cannot beat the best value found (ties are never dropped; concave upper bounds also prune
+  inside each exact search), and the epsilon-step objective of the tie-break is computed only
+  for ties;
+* examples with equal label and score row are treated as one item with a multiplicity
+  (``group_rows``, ``_node_groups``, ``_item``);
+* with n' = 1 each evaluation is O(1) from per-(feature, bin, label) minima (``_min_tables``).
 
 References
 ----------
 .. [1] S. Zhai, T. Xia, S. Wang. A multi-class boosting method with direct optimization.
        KDD 2014, Alg. 1.2 and sec. 2.2.
-.. [2] S. Zhai, T. Xia, M. Tan, S. Wang. Direct 0-1 loss minimization and margin maximization
-       with boosting. NIPS 2013, sec. 3 ("for each splitting node, DirectBoost simply chooses
-       the attribute to split on by minimizing 0-1 loss or maximizing the predefined margin").
 """
 
 from __future__ import annotations
@@ -50,356 +32,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._dtypes import INDEX_DTYPE
-from .histogram_tree import _partition, max_nodes_for_depth
 from .line_search import (
     INF,
     OBJ_TIE_EPS,
     _rising,
     _select_kth,
     left_slope,
-    max_bottom_avg_exact,
     median_of_three,
-    max_order_margin_exact,
     numerator,
-    order_margin_value,
-    piece_terms,
     right_slope,
     top_wrong,
-    unnormalised_margins,
 )
-
-OBJ_BOTTOM_AVG = 1
-OBJ_ORDER = 2
-
-# Largest number of per-(group, feature, bin) counts for which the Phase II node search
-# groups interchangeable examples (int32 each: 64 MB).
-GROUP_CELLS = 2 ** 24
-
-
-class ZeroOneWorkspace:
-    """Buffers of the direct-objective tree growers, allocated once per fit.
-
-    Written by the growers (node-indexed, root = 0): ``feature``, ``threshold``, ``left``,
-    ``right`` (-1 for leaves), ``node_label`` (the label a node got from its parent's split;
-    the leaf labels), ``node_start`` / ``node_end`` (its samples in ``sample_index``) and
-    ``vote`` (each training sample's label in the tree). Phase I trees are grown by
-    ``zero_one_phase1`` in the same workspace.
-    """
-
-    def __init__(self, n_samples, n_features, hist_width, n_classes, max_depth):
-        n, F, B, K = int(n_samples), int(n_features), int(hist_width), int(n_classes)
-        max_nodes = max_nodes_for_depth(max_depth, n)
-        self.max_depth = int(max_depth)
-        self.max_nodes = max_nodes
-        self.n_classes = K
-        self.sample_index = np.empty(n, INDEX_DTYPE)
-        self.partition_buf = np.empty(n, INDEX_DTYPE)
-        self.feature = np.full(max_nodes, -1, np.int32)
-        self.threshold = np.zeros(max_nodes, np.int32)
-        self.left = np.full(max_nodes, -1, np.int32)
-        self.right = np.full(max_nodes, -1, np.int32)
-        self.node_label = np.zeros(max_nodes, np.int32)
-        self.node_start = np.zeros(max_nodes, np.int64)
-        self.node_end = np.zeros(max_nodes, np.int64)
-        self.node_depth = np.zeros(max_nodes, np.int32)
-        self.stack = np.zeros(max_nodes, np.int32)
-        self.vote = np.zeros(n, np.int32)
-        self.n_nodes = np.zeros(1, np.int64)
-        # Phase I (``zero_one_phase1``): round data (``prepare_round``) ...
-        self.correct = np.zeros(n, np.bool_)
-        self.rank = np.zeros(n, np.int32)
-        self.s_idx = np.zeros((n, K), np.int32)
-        self.axis = np.zeros(n + 1, np.float64)
-        self.ref = np.zeros(n + 1, np.float64)
-        self.em = np.zeros(n, np.float64)
-        self.kink_pos = np.zeros((n, K), np.int32)
-        self.ew = np.zeros((n, K), np.float64)
-        # ... a node's events and per-(label, feature, bin) sweep state ...
-        self.jpos = np.zeros(n + 3, np.int64)
-        self.ev_code = np.zeros(max(n * (2 * K - 1), 1), np.int64)
-        self.cnt = np.zeros((K, F, B), np.int32)
-        self.sa = np.zeros((K, F, B), np.float64)
-        self.sc = np.zeros((K, F, B), np.float64)
-        self.sd = np.zeros((K, F, B), np.float64)
-        self.hmin = np.full((K, F, B), np.inf)
-        self.tot = np.zeros(K, np.int64)
-        self.tsa = np.zeros(K, np.float64)
-        self.tsc = np.zeros(K, np.float64)
-        self.tsd = np.zeros(K, np.float64)
-        self.tmin = np.zeros(K, np.float64)
-        self.nbin = np.zeros((F, B), np.int64)
-        self.valid = np.zeros((F, B), np.bool_)
-        # ... the candidates' keys (error, loss) for lines 7 and 9, and the labels ...
-        self.L1 = np.zeros((F, B, K), np.int64)
-        self.L2 = np.zeros((F, B, K), np.int64)
-        self.X1 = np.zeros((F, B, K), np.float64)
-        self.X2 = np.zeros((F, B, K), np.float64)
-        self.kleft = np.zeros((F, B), np.int32)
-        self.lmin = np.zeros(K, np.int64)
-        self.xs = np.zeros(K, np.float64)
-        self.pe = np.zeros((K, B), np.int64)
-        self.pa = np.zeros((K, B), np.float64)
-        self.pc = np.zeros((K, B), np.float64)
-        self.pd = np.zeros((K, B), np.float64)
-        self.ph = np.zeros((K, B), np.float64)
-        self.sh = np.zeros((K, B), np.float64)
-        self.rowdone = np.zeros(K, np.bool_)
-        # ... and the rest of the tree (the global key): per axis position.
-        self.mark = np.zeros(n, np.int64)
-        self.oE = np.zeros(n + 1, np.int64)
-        self.oC = np.zeros(n + 1, np.float64)
-        self.oD = np.zeros(n + 1, np.float64)
-        self.oH = np.zeros(n + 1, np.float64)
-        self.bE = np.zeros(n + 1, np.int64)
-        self.bC = np.zeros(n + 1, np.float64)
-        self.bD = np.zeros(n + 1, np.float64)
-        # np.zeros maps pages lazily; write the large buffers once now so the first round
-        # does not pay the page faults.
-        for a in (self.s_idx, self.kink_pos, self.ew, self.ev_code):
-            a.fill(0)
-        # Phase II (this module) also uses sa, sc, tsa, tsc, tsd, nbin and valid as scratch.
-        self.lab_mark = np.zeros(K, np.bool_)
-        self.acc_a = np.zeros(K, np.float64)
-        # Phase II scratch.
-        self.margin = np.zeros(n, np.float64)
-        self.order = np.zeros(n, INDEX_DTYPE)
-        self.binpos = np.zeros(B + 1, np.int64)
-        self.p = np.zeros(n, np.float64)
-        self.s = np.zeros(n, np.float64)
-        self.w = np.zeros(n, np.float64)
-        # Value / slope-code / weight buffers of the fast node search (up to two entries per
-        # item: an item's members on either side of a split).
-        self.vbuf = np.zeros(2 * n, np.float64)
-        self.sbuf = np.zeros(2 * n, np.float64)
-        self.vtmp = np.zeros(2 * n, np.float64)
-        self.wbuf = np.zeros(2 * n, np.int64)
-        self.tmpw = np.zeros(2 * n, np.int64)
-        # Groups of interchangeable examples (see grow_margin_tree); cum grows on demand.
-        self.gid = np.zeros(n, np.int64)
-        self.grep = np.zeros(n, np.int64)
-        self.loc = np.full(n, -1, np.int64)
-        self.rep = np.zeros(n, np.int64)
-        self.gcnt = np.zeros(n, np.int64)
-        self.gmargin = np.zeros(n, np.float64)
-        self.cum = np.zeros((1, F, B), np.int32)
-        # Margin-ordered views of a node's items (see _node_views); sx takes the binned
-        # matrix's dtype on first use.
-        self.sm = np.zeros(n, np.float64)
-        self.sy = np.zeros(n, np.int32)
-        self.sw = np.zeros((n, K), np.float64)
-        self.sx = np.zeros((F, n), np.uint8)
-        self.cand_heap = np.zeros(F * B, np.int64)
-        # n' = 1 tables of the node search (``_min_tables``), allocated on first use.
-        self.mtab = np.zeros((4, 1, 1, K), np.float64)
-        self.buf = np.zeros(n, np.float64)
-        self.inc = np.zeros(n, np.float64)
-        self.dec = np.zeros(n, np.float64)
-        self.jval = np.zeros(K, np.float64)
-        self.cand_f = np.zeros(F * B, np.int32)
-        self.cand_t = np.zeros(F * B, np.int32)
-        self.ubt = np.zeros(F * B, np.float64)
-        self.ubr = np.zeros(F * B, np.float64)
-        self.top_lab = np.zeros(n, np.int32)
-
-
-# ---------------------------------------------------------------------------------------------
-# Phase II: best split of one node
-# ---------------------------------------------------------------------------------------------
-
-
-@njit(cache=True, nogil=True)
-def _objective_max(scores, y, margin, order, lo_a, hi_a, lab_a, lo_b, hi_b, lab_b, c, nprime,
-                   hi, objective, constrain, eps, p, s, w, buf, inc, dec):
-    """Exact maximum over alpha in [0, hi] of the margin objective of the examples
-    order[lo_a:hi_a] voted lab_a and order[lo_b:hi_b] voted lab_b, with n' capped at their
-    number. constrain: also stop where a currently-right example would turn wrong
-    (DirectBoost_avg's zero-error region). Returns (maximum, tie-break key) — the key ranks
-    candidates whose maxima tie (typically all at alpha = 0, a corner): ``corner_key`` for the
-    bottom-n' average, the objective after the epsilon-relaxed step for the order margin
-    (eps = 0: not used)."""
-    L = 0
-    d = hi
-    for part in range(2):
-        lo = lo_a if part == 0 else lo_b
-        hi_p = hi_a if part == 0 else hi_b
-        lab = lab_a if part == 0 else lab_b
-        for q in range(lo, hi_p):
-            i = order[q]
-            pi, si, wi = piece_terms(scores, i, y[i], lab, margin[i])
-            p[L] = pi
-            s[L] = si
-            w[L] = wi
-            if constrain and si == 0.0 and pi > 0.0 and wi < d:
-                d = wi
-            L += 1
-    k = nprime if nprime < L else L
-    if objective == OBJ_BOTTOM_AVG:
-        _, v = max_bottom_avg_exact(p, s, w, L, k, c, d, buf)
-        v_eps = 0.0
-        if eps > 0.0:
-            v_eps = corner_key(p, s, w, L, k, buf)
-        return v, v_eps
-    # OBJ_ORDER (binary: increasing lines s = 1, decreasing lines w - alpha with w = p).
-    n_inc = 0
-    n_dec = 0
-    for q in range(L):
-        if s[q] > 0.5:
-            inc[n_inc] = p[q]
-            n_inc += 1
-        else:
-            dec[n_dec] = w[q] if w[q] < p[q] else p[q]
-            n_dec += 1
-    inc[:n_inc].sort()
-    dec[:n_dec].sort()
-    _, v = max_order_margin_exact(inc, n_inc, dec, n_dec, k, c, d)
-    v_eps = 0.0
-    if eps > 0.0:
-        v_eps = order_margin_value(inc, n_inc, dec, n_dec, k, c, eps)
-    return v, v_eps
-
-
-@njit(cache=True, nogil=True)
-def corner_key(p, s, w, L, kcap, buf):
-    """Tie-break key of Phase II candidates whose maxima tie (typically corners, all at alpha
-    = 0): the right derivative at 0 of the sum of the kcap smallest numerators, with the slots
-    left at the kcap-th value shared evenly by all examples tied there (rather than taken by
-    the smallest slopes, which makes it a corner), divided by kcap. This is the edge of the
-    candidate under LPBoost's dual weights of the bottom set (1 below the kcap-th margin, an
-    equal fraction at it). See ALGORITHMS.md, "Tie-break in Phase II"."""
-    for q in range(L):
-        buf[q] = p[q]
-    v0 = _select_kth(buf, L, kcap - 1)
-    strict = 0.0
-    n_strict = 0
-    tie_sum = 0.0
-    n_tied = 0
-    for q in range(L):
-        sl = right_slope(p[q], s[q], w[q], 0.0)
-        if p[q] < v0:
-            strict += sl
-            n_strict += 1
-        elif p[q] == v0:
-            tie_sum += sl
-            n_tied += 1
-    return (strict + (kcap - n_strict) * tie_sum / n_tied) / kcap
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _better(v, v_eps, best, best_eps):
-    """(maximum, objective after a relaxed step) lexicographically larger, beyond rounding."""
-    tol = OBJ_TIE_EPS * (1.0 + abs(best))
-    if v > best + tol:
-        return True
-    if v < best - tol:
-        return False
-    return v_eps > best_eps + OBJ_TIE_EPS * (1.0 + abs(best_eps))
-
-
-@njit(cache=True, nogil=True)
-def _best_split_phase2(X, sample_index, start, end, n_bins, y, scores, margin, c, nprime, hi,
-                       objective, constrain, eps, order, binpos, nbin, p, s, w, buf, inc, dec,
-                       jval, need_single):
-    """Best split of node S for the Phase II margin objective (maximised); same lines of
-    Alg. 1.2 as ``_best_split_phase1`` with the exact margin line search. Returns
-    (found, feature, threshold, k_left, k_right, score, k_single)."""
-    F = X.shape[1]
-    K = jval.shape[0]
-    B = binpos.shape[0] - 1
-    nS = end - start
-    # Best single label of the whole node (needed when the root cannot be split).
-    k_single = 0
-    if need_single:
-        for q in range(nS):
-            order[q] = sample_index[start + q]
-        best_single = -INF
-        best_single_eps = -INF
-        for k in range(K):
-            v, ve = _objective_max(scores, y, margin, order, 0, nS, k, 0, 0, k, c, nprime, hi,
-                                   objective, constrain, eps, p, s, w, buf, inc, dec)
-            if k == 0 or _better(v, ve, best_single, best_single_eps):
-                best_single = v
-                best_single_eps = ve
-                k_single = k
-    found = False
-    best = -INF
-    best_eps = -INF
-    bf = -1
-    bt = -1
-    bkl = 0
-    bkr = 0
-    for f in range(F):
-        # Counting sort of the node's samples by their bin of feature f (stable).
-        for b in range(B + 1):
-            binpos[b] = 0
-        for q in range(start, end):
-            binpos[X[sample_index[q], f] + 1] += 1
-        for b in range(B):
-            nbin[f, b] = binpos[b + 1]
-        for b in range(1, B + 1):
-            binpos[b] += binpos[b - 1]
-        for q in range(start, end):
-            i = sample_index[q]
-            b = X[i, f]
-            order[binpos[b]] = i
-            binpos[b] += 1
-        # Now binpos[b] = end of bin b in order[]; S_left(t) = order[0:binpos[t]].
-        for t in range(n_bins[f] - 1):
-            nl = binpos[t]
-            if nbin[f, t] == 0 or nl >= nS:
-                continue
-            # Line 7: label of S_left, its examples only.
-            kl = 0
-            kl_v = -INF
-            kl_e = -INF
-            for k in range(K):
-                v, ve = _objective_max(scores, y, margin, order, 0, nl, k, 0, 0, k, c,
-                                       nprime, hi, objective, constrain, eps, p, s, w, buf,
-                                       inc, dec)
-                if k == 0 or _better(v, ve, kl_v, kl_e):
-                    kl_v = v
-                    kl_e = ve
-                    kl = k
-            # Line 9: label of S_right with S_left's fixed, over all of S.
-            kr = 0
-            kr_v = -INF
-            kr_e = -INF
-            for k in range(K):
-                v, ve = _objective_max(scores, y, margin, order, 0, nl, kl, nl, nS, k, c,
-                                       nprime, hi, objective, constrain, eps, p, s, w, buf,
-                                       inc, dec)
-                if k == 0 or _better(v, ve, kr_v, kr_e):
-                    kr_v = v
-                    kr_e = ve
-                    kr = k
-            # Line 13: the split of maximum objective.
-            if not found or _better(kr_v, kr_e, best, best_eps):
-                found = True
-                best = kr_v
-                best_eps = kr_e
-                bf = f
-                bt = t
-                bkl = kl
-                bkr = kr
-    return found, bf, bt, bkl, bkr, k_single
-
-
-# ---------------------------------------------------------------------------------------------
-# Phase II, bottom-n' average: the fast node search
-# ---------------------------------------------------------------------------------------------
-#
-# Same result as ``_best_split_phase2`` (and its brute-force twin), obtained with far fewer
-# passes over the data:
-#
-# * the node's samples are sorted by margin once; an example can be among the n' smallest
-#   numerators at alpha only if m_i <= v0 + 2 alpha (v0: the n'-th smallest margin of the set;
-#   numerators move at most alpha), so every evaluation scans a prefix of that order;
-# * the maximiser is bracketed by doubling from a small alpha instead of starting at 2c + 1, so
-#   the evaluations happen where those prefixes are short;
-# * by concavity S(alpha) <= S(0) + S'(0+) alpha, so a candidate's maximum is at most
-#   max(g(0), S'(0+)/n'); candidates are examined best bound first and dropped when the bound
-#   cannot beat the best value found (ties are never dropped), and the epsilon-step objective
-#   of the tie-break is computed only for ties.
 
 # A label's pre-search (``_pick_label``) runs on the first PREFIX_MULT x (items with margin
 # <= v0) of the node in margin order: an upper bound of the node's S, cheaper to scan.
@@ -1157,9 +800,10 @@ def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, ite
     """S(0) and S'(0+) of every label of a candidate family in one pass (at alpha = 0 every
     numerator is the margin, so the bottom set is the kcap smallest margins; the labels only
     change the slopes, and among margins tied at the kcap-th value the smallest slopes count).
-    Writes jQ0[k] and the tie-break key jD[k] (``corner_key``: the same slopes with the tied
-    slots shared evenly among the tied members, divided by kcap); returns (S(0), length of the
-    margin-ordered prefix of items read, the kcap-th smallest margin v0)."""
+    Writes jQ0[k] and the tie-break key jD[k] (``margin_search_exhaustive.corner_key``: the
+    same slopes with the tied slots shared evenly among the tied members, divided by kcap);
+    returns (S(0), length of the margin-ordered prefix of items read, the kcap-th smallest
+    margin v0)."""
     sm = items[5]
     K = jQ0.shape[0]
     for k in range(K):
@@ -1461,9 +1105,10 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
                             cum, order_m, bufs, nbin, valid, qbin, tbin, ubt, cand_f, cand_t,
                             jS0, jQ0, jval, jeps, jdone, jD, sm, sy, sw, sx, heap, mtab,
                             min_tables, ubr, cut, cuts):
-    """``_best_split_phase2`` for the bottom-n' average, unconstrained (see above); with
-    ``grouped`` the node's examples are handled as groups of interchangeable examples
-    (``gid``: each example's group), which gives the same maxima with fewer items.
+    """``margin_search_exhaustive._best_split_phase2`` for the bottom-n' average,
+    unconstrained (see the module docstring); with ``grouped`` the node's examples are handled
+    as groups of interchangeable examples (``gid``: each example's group), which gives the
+    same maxima with fewer items.
     ``sm``, ``sy``, ``sw``, ``sx``: the margin-ordered views (``_node_views``); ``heap``:
     scratch for the candidates' best-first order; ``ubr``: scratch per candidate; ``mtab``:
     the n' = 1 tables (``_min_tables``; used when nprime == 1 and ``min_tables``).
@@ -1790,155 +1435,3 @@ def group_rows(scores, bits, y, gid, grep):
         gid[i] = found
     return G
 
-
-# ---------------------------------------------------------------------------------------------
-# The grower
-# ---------------------------------------------------------------------------------------------
-
-
-@njit(cache=True, nogil=True)
-def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
-          sample_index, partition_buf, feature, threshold, left, right, node_label,
-          node_start, node_end, node_depth, stack, vote, n_nodes_out,
-          sa, sc, nbin, valid, tsa, tsc, tsd, lab_mark, acc_a,
-          margin, order, binpos, p, s, w, buf, inc, dec, jval, cand_f, cand_t, ubt, top_lab,
-          grouped, gid, loc, rep, gcnt, gmargin, cum, vbuf, sbuf, vtmp, wbuf, tmpw,
-          sm, sy, sw, sx, cand_heap, mtab, min_tables, ubr, cut, cuts):
-    n = X.shape[0]
-    for i in range(n):
-        sample_index[i] = i
-    n_nodes = 1
-    node_start[0] = 0
-    node_end[0] = n
-    node_depth[0] = 0
-    feature[0] = -1
-    left[0] = -1
-    right[0] = -1
-    node_label[0] = 0
-    top = 0
-    stack[top] = 0
-    top += 1
-    while top > 0:
-        top -= 1
-        nd = stack[top]
-        start = node_start[nd]
-        end = node_end[nd]
-        want_split = node_depth[nd] < max_depth and end - start >= 2
-        if not want_split and nd != 0:
-            continue
-        if phase == OBJ_BOTTOM_AVG and not constrain:
-            found, bf, bt, kl, kr, k_single = _best_split_phase2_fast(
-                X, sample_index, start, end, n_bins, y, scores, margin, top_lab, c, nprime, hi,
-                eps, nd == 0, grouped, gid, loc, rep, gcnt, gmargin, cum, order,
-                (vbuf, sbuf, wbuf, vtmp, tmpw), nbin, valid, sa, sc, ubt, cand_f, cand_t, tsa, tsc,
-                jval, tsd, lab_mark, acc_a, sm, sy, sw, sx, cand_heap, mtab, min_tables,
-                ubr, cut, cuts)
-        else:
-            found, bf, bt, kl, kr, k_single = _best_split_phase2(
-                X, sample_index, start, end, n_bins, y, scores, margin, c, nprime, hi, phase,
-                constrain, eps, order, binpos, nbin, p, s, w, buf, inc, dec, jval, nd == 0)
-        if nd == 0 and (not found or not want_split):
-            node_label[0] = k_single   # one-leaf tree
-            continue
-        if not found or not want_split:
-            continue
-        mid = _partition(X, sample_index, start, end, bf, bt, partition_buf)
-        feature[nd] = bf
-        threshold[nd] = bt
-        lc = n_nodes
-        rc = n_nodes + 1
-        n_nodes += 2
-        left[nd] = lc
-        right[nd] = rc
-        for ch in (lc, rc):
-            feature[ch] = -1
-            left[ch] = -1
-            right[ch] = -1
-            node_depth[ch] = node_depth[nd] + 1
-        node_label[lc] = kl
-        node_label[rc] = kr
-        node_start[lc] = start
-        node_end[lc] = mid
-        node_start[rc] = mid
-        node_end[rc] = end
-        stack[top] = rc
-        top += 1
-        stack[top] = lc
-        top += 1
-    # Each training sample's vote: its leaf's label.
-    for nd in range(n_nodes):
-        if left[nd] < 0:
-            for q in range(node_start[nd], node_end[nd]):
-                vote[sample_index[q]] = node_label[nd]
-    n_nodes_out[0] = n_nodes
-
-
-def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprime,
-                     objective=OBJ_BOTTOM_AVG, constrain=False, eps=0.0, grouping="auto",
-                     min_tables=True, bound_cuts=3):
-    """Grow a Phase II tree maximising the margin objective (bottom-n' average or, for
-    ``OBJ_ORDER`` with K = 2, the n'-th smallest margin) of the ensemble with training scores
-    ``scores`` and total weight ``c``. ``constrain`` keeps each node's line search inside the
-    region where no currently-right example turns wrong (DirectBoost_avg); ``eps`` > 0 ranks
-    tied candidates by a tie-break key (``corner_key``; the order margin: its value at eps).
-
-    ``grouping`` ("auto", "on", "off"; the bottom-n' average only): the node search may treat
-    examples with the same label and score row as one item with a multiplicity (they have the
-    same numerator under every label, so the maxima are the same). "auto" does so when the
-    groups are at most half the examples and their per-bin counts fit ``GROUP_CELLS``. An
-    ensemble of few label trees has few distinct score rows (Poker525k after Phase I: 15
-    groups for 525,010 examples).
-
-    ``min_tables`` (n' = 1, the bottom-n' average only): the node search evaluates S from
-    per-(feature, bin, label) minima instead of scanning (``_min_tables``); the same floats,
-    the same trees (False: the scans, for the tests).
-
-    ``bound_cuts`` (bits, the bottom-n' average only): relations between candidates that skip
-    work — 1: line 9 of a split whose line-7 maximum is below the best split; 2: line 7's
-    maxima bound each other across the thresholds of a feature (``_best_split_phase2_fast``).
-    The same trees with any value (0: without them, for the tests)."""
-    unnormalised_margins(scores, y, ws.margin)
-    top_labels(scores, y, ws.top_lab)
-    hi = 2.0 * c + 1.0
-    grouped = False
-    if grouping not in ("auto", "on", "off"):
-        raise ValueError(f"grouping must be 'auto', 'on' or 'off', got {grouping!r}")
-    if objective == OBJ_BOTTOM_AVG and not constrain and grouping != "off":
-        scores = np.ascontiguousarray(scores, dtype=np.float64)
-        G = group_rows(scores, scores.view(np.uint64), y, ws.gid, ws.grep)
-        F, B = ws.cum.shape[1], ws.cum.shape[2]
-        n = scores.shape[0]
-        grouped = grouping == "on" or (2 * G <= n and G * F * B <= GROUP_CELLS)
-        if grouped and ws.cum.shape[0] < G:
-            ws.cum = np.zeros((G, F, B), np.int32)
-    min_tables = (bool(min_tables) and objective == OBJ_BOTTOM_AVG and not constrain
-                  and int(nprime) == 1)
-    if min_tables:
-        F, B = ws.cum.shape[1], ws.cum.shape[2]
-        if ws.mtab.shape[1:3] != (F, B):
-            ws.mtab = np.zeros((4, F, B, ws.n_classes), np.float64)
-    return _run(ws, X_binned, y, n_bins, scores, objective, float(c), int(nprime), hi,
-                bool(constrain), float(eps), grouped, min_tables, int(bound_cuts))
-
-
-def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
-         grouped=False, min_tables=False, cuts=0):
-    if ws.sx.dtype != X_binned.dtype:
-        ws.sx = np.zeros(ws.sx.shape, X_binned.dtype)
-    # Scratch of the candidates' cuts (``_best_split_phase2_fast``), allocated on first use.
-    F, B = ws.cum.shape[1], ws.cum.shape[2]
-    cut = getattr(ws, "p2_cut", None)
-    if cut is None or cut[0].shape != (F, B):
-        cut = (np.zeros((F, B), np.float64), np.zeros((F, B, ws.n_classes), np.float64),
-               np.zeros(ws.n_classes, np.float64))
-        ws.p2_cut = cut
-    _grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth,
-          ws.sample_index, ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right,
-          ws.node_label, ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote,
-          ws.n_nodes, ws.sa, ws.sc, ws.nbin, ws.valid, ws.tsa, ws.tsc, ws.tsd, ws.lab_mark,
-          ws.acc_a,
-          ws.margin, ws.order, ws.binpos, ws.p, ws.s, ws.w, ws.buf, ws.inc, ws.dec, ws.jval,
-          ws.cand_f, ws.cand_t, ws.ubt, ws.top_lab, grouped, ws.gid, ws.loc, ws.rep,
-          ws.gcnt, ws.gmargin, ws.cum, ws.vbuf, ws.sbuf, ws.vtmp, ws.wbuf, ws.tmpw,
-          ws.sm, ws.sy, ws.sw, ws.sx, ws.cand_heap, ws.mtab, min_tables, ws.ubr, cut, cuts)
-    return int(ws.n_nodes[0])

@@ -1,0 +1,161 @@
+"""Phase II label trees of DMCBoost / DirectBoost: the grower (Alg. 1.2's recursion with the
+margin objectives of Alg. 2).
+
+A tree is grown top-down and depth-first with binary splits ``bin <= threshold`` on binned
+features (the layout of ``histogram_tree``: children numbered consecutively, so the forest's
+tree walk applies). Each node S is split as DMCBoost Alg. 1.2 lines 4-16 prescribe, with
+Phase II's measure ("a similar procedure as in Algorithm 1.2 and replace the measure"):
+
+1. for a candidate split S = S_left + S_right, the label of S_left is chosen among the K labels
+   by the line search of the hypothesis "label k on S_left" over S_left's examples (line 7;
+   S_right's label is not known yet, so h abstains there and S_right does not enter);
+2. with that label fixed (line 8), the label of S_right is chosen by the line search of
+   "k_left on S_left, k on S_right" over all of S (line 9);
+3. the split is the one whose final line search is best (line 13).
+
+The objectives, their line searches and the tie-break are described in
+``margin_search_exhaustive``. A node is split while its depth is below ``max_depth`` and some
+split leaves both sides non-empty (line 6); its children take the two labels, and leaves keep
+the label their parent gave them. A root that cannot be split becomes a one-leaf tree with the
+best single label.
+
+The node search is ``margin_search_fast`` for the bottom-n' average (unconstrained) and the
+plain exhaustive ``margin_search_exhaustive`` for the binary objectives of DirectBoost (order
+statistic, zero-error region; small data sets). The buffers are a
+``zero_one_workspace.ZeroOneWorkspace``; Phase I trees: ``zero_one_phase1``.
+
+A naive twin (``naive_zero_one.grow_tree_naive``) is used by the tests.
+
+References
+----------
+.. [1] S. Zhai, T. Xia, S. Wang. A multi-class boosting method with direct optimization.
+       KDD 2014, Alg. 1.2 and sec. 2.2.
+.. [2] S. Zhai, T. Xia, M. Tan, S. Wang. Direct 0-1 loss minimization and margin maximization
+       with boosting. NIPS 2013, sec. 3 ("for each splitting node, DirectBoost simply chooses
+       the attribute to split on by minimizing 0-1 loss or maximizing the predefined margin").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .line_search import unnormalised_margins
+from .margin_search_exhaustive import OBJ_BOTTOM_AVG, _best_split_phase2
+from .margin_search_fast import _best_split_phase2_fast, group_rows, top_labels
+from .tree_layout import pop_node, split_node, start_tree, write_leaf_votes
+from .zero_one_workspace import GROUP_CELLS, ZeroOneWorkspace
+
+
+@njit(cache=True, nogil=True)
+def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
+          sample_index, partition_buf, feature, threshold, left, right, node_label,
+          node_start, node_end, node_depth, stack, vote, n_nodes_out,
+          sa, sc, nbin, valid, tsa, tsc, tsd, lab_mark, acc_a,
+          margin, order, binpos, p, s, w, buf, inc, dec, jval, cand_f, cand_t, ubt, top_lab,
+          grouped, gid, loc, rep, gcnt, gmargin, cum, vbuf, sbuf, vtmp, wbuf, tmpw,
+          sm, sy, sw, sx, cand_heap, mtab, min_tables, ubr, cut, cuts):
+    n_nodes, top = start_tree(X.shape[0], sample_index, feature, left, right, node_start,
+                              node_end, node_depth, stack)
+    node_label[0] = 0
+    while top > 0:
+        nd, top = pop_node(stack, top)
+        start = node_start[nd]
+        end = node_end[nd]
+        want_split = node_depth[nd] < max_depth and end - start >= 2
+        if not want_split and nd != 0:
+            continue
+        if phase == OBJ_BOTTOM_AVG and not constrain:
+            found, bf, bt, kl, kr, k_single = _best_split_phase2_fast(
+                X, sample_index, start, end, n_bins, y, scores, margin, top_lab, c, nprime, hi,
+                eps, nd == 0, grouped, gid, loc, rep, gcnt, gmargin, cum, order,
+                (vbuf, sbuf, wbuf, vtmp, tmpw), nbin, valid, sa, sc, ubt, cand_f, cand_t, tsa, tsc,
+                jval, tsd, lab_mark, acc_a, sm, sy, sw, sx, cand_heap, mtab, min_tables,
+                ubr, cut, cuts)
+        else:
+            found, bf, bt, kl, kr, k_single = _best_split_phase2(
+                X, sample_index, start, end, n_bins, y, scores, margin, c, nprime, hi, phase,
+                constrain, eps, order, binpos, nbin, p, s, w, buf, inc, dec, jval, nd == 0)
+        if nd == 0 and (not found or not want_split):
+            node_label[0] = k_single   # one-leaf tree
+            continue
+        if not found or not want_split:
+            continue
+        lc, rc, _, n_nodes, top = split_node(
+            X, nd, bf, bt, n_nodes, top, sample_index, partition_buf, feature, threshold, left,
+            right, node_start, node_end, node_depth, stack)
+        node_label[lc] = kl
+        node_label[rc] = kr
+    write_leaf_votes(n_nodes, left, node_start, node_end, node_label, sample_index, vote)
+    n_nodes_out[0] = n_nodes
+
+
+def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprime,
+                     objective=OBJ_BOTTOM_AVG, constrain=False, eps=0.0, grouping="auto",
+                     min_tables=True, bound_cuts=3):
+    """Grow a Phase II tree maximising the margin objective (bottom-n' average or, for
+    ``OBJ_ORDER`` with K = 2, the n'-th smallest margin) of the ensemble with training scores
+    ``scores`` and total weight ``c``. ``constrain`` keeps each node's line search inside the
+    region where no currently-right example turns wrong (DirectBoost_avg); ``eps`` > 0 ranks
+    tied candidates by a tie-break key (``corner_key``; the order margin: its value at eps).
+
+    ``grouping`` ("auto", "on", "off"; the bottom-n' average only): the node search may treat
+    examples with the same label and score row as one item with a multiplicity (they have the
+    same numerator under every label, so the maxima are the same). "auto" does so when the
+    groups are at most half the examples and their per-bin counts fit ``GROUP_CELLS``. An
+    ensemble of few label trees has few distinct score rows (Poker525k after Phase I: 15
+    groups for 525,010 examples).
+
+    ``min_tables`` (n' = 1, the bottom-n' average only): the node search evaluates S from
+    per-(feature, bin, label) minima instead of scanning (``_min_tables``); the same floats,
+    the same trees (False: the scans, for the tests).
+
+    ``bound_cuts`` (bits, the bottom-n' average only): relations between candidates that skip
+    work — 1: line 9 of a split whose line-7 maximum is below the best split; 2: line 7's
+    maxima bound each other across the thresholds of a feature (``_best_split_phase2_fast``).
+    The same trees with any value (0: without them, for the tests)."""
+    unnormalised_margins(scores, y, ws.margin)
+    top_labels(scores, y, ws.top_lab)
+    hi = 2.0 * c + 1.0
+    grouped = False
+    if grouping not in ("auto", "on", "off"):
+        raise ValueError(f"grouping must be 'auto', 'on' or 'off', got {grouping!r}")
+    if objective == OBJ_BOTTOM_AVG and not constrain and grouping != "off":
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        G = group_rows(scores, scores.view(np.uint64), y, ws.gid, ws.grep)
+        F, B = ws.cum.shape[1], ws.cum.shape[2]
+        n = scores.shape[0]
+        grouped = grouping == "on" or (2 * G <= n and G * F * B <= GROUP_CELLS)
+        if grouped and ws.cum.shape[0] < G:
+            ws.cum = np.zeros((G, F, B), np.int32)
+    min_tables = (bool(min_tables) and objective == OBJ_BOTTOM_AVG and not constrain
+                  and int(nprime) == 1)
+    if min_tables:
+        F, B = ws.cum.shape[1], ws.cum.shape[2]
+        if ws.mtab.shape[1:3] != (F, B):
+            ws.mtab = np.zeros((4, F, B, ws.n_classes), np.float64)
+    return _run(ws, X_binned, y, n_bins, scores, objective, float(c), int(nprime), hi,
+                bool(constrain), float(eps), grouped, min_tables, int(bound_cuts))
+
+
+def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
+         grouped=False, min_tables=False, cuts=0):
+    if ws.sx.dtype != X_binned.dtype:
+        ws.sx = np.zeros(ws.sx.shape, X_binned.dtype)
+    # Scratch of the candidates' cuts (``_best_split_phase2_fast``), allocated on first use.
+    F, B = ws.cum.shape[1], ws.cum.shape[2]
+    cut = getattr(ws, "p2_cut", None)
+    if cut is None or cut[0].shape != (F, B):
+        cut = (np.zeros((F, B), np.float64), np.zeros((F, B, ws.n_classes), np.float64),
+               np.zeros(ws.n_classes, np.float64))
+        ws.p2_cut = cut
+    _grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth,
+          ws.sample_index, ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right,
+          ws.node_label, ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote,
+          ws.n_nodes, ws.sa, ws.sc, ws.nbin, ws.valid, ws.tsa, ws.tsc, ws.tsd, ws.lab_mark,
+          ws.acc_a,
+          ws.margin, ws.order, ws.binpos, ws.p, ws.s, ws.w, ws.buf, ws.inc, ws.dec, ws.jval,
+          ws.cand_f, ws.cand_t, ws.ubt, ws.top_lab, grouped, ws.gid, ws.loc, ws.rep,
+          ws.gcnt, ws.gmargin, ws.cum, ws.vbuf, ws.sbuf, ws.vtmp, ws.wbuf, ws.tmpw,
+          ws.sm, ws.sy, ws.sw, ws.sx, ws.cand_heap, ws.mtab, min_tables, ws.ubr, cut, cuts)
+    return int(ws.n_nodes[0])
