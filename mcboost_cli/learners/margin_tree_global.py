@@ -33,13 +33,12 @@ from numba import njit
 
 from .line_search import (
     INF,
-    OBJ_TIE_EPS,
     bottom_avg_value,
     max_bottom_avg_exact,
     piece_terms,
     unnormalised_margins,
 )
-from .margin_search_exhaustive import corner_key
+from .margin_search_exhaustive import _better, corner_key
 from .tree_layout import pop_node, split_node, start_tree, write_leaf_votes
 
 
@@ -56,17 +55,6 @@ def step_key(p, s, w, n, nprime, c, eps, buf):
         return bottom_avg_value(p, s, w, n, nprime, c, 0.0, buf), 0.0
     q, v = max_bottom_avg_exact(p, s, w, n, nprime, c, H, buf)
     return v, q
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _beats(v, e, best, best_e):
-    """(key, tie-break) lexicographically larger, beyond rounding (e: 0 when unused)."""
-    tol = OBJ_TIE_EPS * (1.0 + abs(best))
-    if v > best + tol:
-        return True
-    if v < best - tol:
-        return False
-    return e > best_e + OBJ_TIE_EPS * (1.0 + abs(best_e))
 
 
 @njit(cache=True, nogil=True)
@@ -103,7 +91,7 @@ def _grow_global(X, y, n_bins, scores, c, nprime, eps, max_depth, sample_index, 
     for k in range(K):
         _set_votes(scores, y, margin, sample_index, 0, n, k, p, s, w)
         v, e = _key(p, s, w, n, nprime, c, eps, buf, corner)
-        if k == 0 or _beats(v, e, v0, e0):
+        if k == 0 or _better(v, e, v0, e0):
             v0 = v
             e0 = e
             k0 = k
@@ -149,7 +137,7 @@ def _grow_global(X, y, n_bins, scores, c, nprime, eps, max_depth, sample_index, 
                 for k in range(K):
                     _set_votes(scores, y, margin, order, 0, nl, k, p, s, w)
                     v, e = _key(p, s, w, n, nprime, c, eps, buf, corner)
-                    if k == 0 or _beats(v, e, kl_v, kl_e):
+                    if k == 0 or _better(v, e, kl_v, kl_e):
                         kl_v = v
                         kl_e = e
                         kl = k
@@ -161,14 +149,14 @@ def _grow_global(X, y, n_bins, scores, c, nprime, eps, max_depth, sample_index, 
                 for k in range(K):
                     _set_votes(scores, y, margin, order, nl, nS, k, p, s, w)
                     v, e = _key(p, s, w, n, nprime, c, eps, buf, corner)
-                    if k == 0 or _beats(v, e, kr_v, kr_e):
+                    if k == 0 or _better(v, e, kr_v, kr_e):
                         kr_v = v
                         kr_e = e
                         kr = k
                 # Restore the node's votes.
                 _set_votes(scores, y, margin, order, 0, nS, k_nd, p, s, w)
                 # Line 13: the split of the largest key.
-                if not found or _beats(kr_v, kr_e, best, best_e):
+                if not found or _better(kr_v, kr_e, best, best_e):
                     found = True
                     best = kr_v
                     best_e = kr_e
