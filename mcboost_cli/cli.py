@@ -616,6 +616,8 @@ def datasets_fetch(names, fetch_all, mirror, offline, reverify):
         try:
             paths = fetch(spec.name, mirror=mirror, offline=offline, verify=reverify)
         except UserError as exc:
+            if len(specs) == 1:
+                raise       # its one line says it all
             failed.append(spec.name)
             click.echo(f"{spec.name}: FAILED: {exc}", err=True)
             continue

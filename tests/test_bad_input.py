@@ -183,6 +183,14 @@ CASES = {
     "--import-results missing, with --fresh": Case(
         ["run", "{cfg}", "--fresh", "--import-results", "nope.csv"],
         "no per-cell results file"),
+    "--import-results is a folder": Case(["run", "{cfg}", "--import-results", "store"],
+                                         "is a directory"),
+    "--import-results under a file": Case(["run", "{cfg}", "--import-results", "plain.txt/c.csv"],
+                                          "cannot read the per-cell results file",
+                                          setup=_file_at("plain.txt")),
+    "recheck --cells under a file": Case(["recheck", "{cfg}", "--cells", "plain.txt/c.csv"],
+                                         "cannot read the per-cell results file",
+                                         setup=_file_at("plain.txt")),
     "--mirror with an unknown scheme, nothing cached": Case(
         ["run", "{cfg}", "--mirror", "ftp://example.org/uci"], "unsupported scheme",
         cache="empty"),
@@ -234,6 +242,9 @@ CASES = {
                                             setup=_change_cached_label),
     "a cached file truncated": Case(["run", "{cfg}", "--dry-run"], "has changed since",
                                     setup=_truncate_cached),
+    "datasets fetch into a cache under a file": Case(
+        ["datasets", "fetch", "car", "--mirror", "{work}"], "MCBOOST_DATA",
+        env={"MCBOOST_DATA": "{work}/plain.txt/cache"}, setup=_file_at("plain.txt")),
     "datasets verify unknown name": Case(["datasets", "verify", "carr"], "did you mean 'car'"),
     "datasets fetch nothing named": Case(["datasets", "fetch"], "name at least one dataset"),
     "datasets info unknown name": Case(["datasets", "info", "nope"], "not in the catalog"),
@@ -293,7 +304,7 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(name, tmp_path, car_cac
         monkeypatch.setenv(key, value.format(work=work))
     if case.setup:
         case.setup(work, cache, monkeypatch)
-    args = [a.format(cfg=cfg.name) for a in case.args]
+    args = [a.format(cfg=cfg.name, work=work) for a in case.args]
     if args[0] in ("run", "noise") and "--store" not in args:
         args += ["--store", STORE]
     before, cache_before = _snapshot(work), _snapshot(cache)

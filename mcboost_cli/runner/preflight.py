@@ -28,8 +28,9 @@ def _nearest_existing(path: Path) -> Path:
     return p
 
 
-def _writable_dir(path: Path) -> bool:
-    return os.access(path, os.W_OK | os.X_OK)
+def _can_write(path: Path) -> bool:
+    """Whether this user may write the file ``path``, or create files in the folder."""
+    return os.access(path, os.W_OK | (os.X_OK if path.is_dir() else 0))
 
 
 def check_output_dir(path, what: str, fix: str) -> None:
@@ -41,14 +42,14 @@ def check_output_dir(path, what: str, fix: str) -> None:
     if p.exists():
         if not p.is_dir():
             raise UserError(f"{what}: {p} is a file, not a folder; {fix}")
-        if not _writable_dir(p):
+        if not _can_write(p):
             raise UserError(f"{what}: folder {p} is not writable (permission denied); {fix}")
         return
     base = _nearest_existing(p.absolute().parent)
     if not base.is_dir():
         raise UserError(f"{what}: cannot create folder {p}: {base} is a file, not a folder; "
                         f"{fix}")
-    if not _writable_dir(base):
+    if not _can_write(base):
         raise UserError(f"{what}: cannot create folder {p}: {base} is not writable "
                         f"(permission denied); {fix}")
 
@@ -60,7 +61,7 @@ def check_output_file(path, what: str, fix: str) -> None:
     if p.exists():
         if p.is_dir():
             raise UserError(f"{what}: {p} is a folder; give a file path ({fix})")
-        if not os.access(p, os.W_OK):
+        if not _can_write(p):
             raise UserError(f"{what}: {p} is not writable (permission denied); {fix}")
     check_output_dir(p.absolute().parent, what, fix)
 
