@@ -425,3 +425,14 @@ def test_read_only_folders_for_real(option, tmp_path, car_cache, monkeypatch):
         assert "not writable" in r.stderr and not list(ro.iterdir())
     finally:
         ro.chmod(0o755)
+
+
+def test_a_config_may_share_blocks_with_aliases(tmp_path):
+    # The bound is on expansion, not on aliases: sharing a params block is fine.
+    from mcboost_cli.runner.config import load_config
+    path = tmp_path / "c.yaml"
+    path.write_text(TINY.replace("params: {n_rounds: 3, max_depth: 1}",
+                                 "params: &p {n_rounds: 3, max_depth: 1}\n"
+                                 "  - algorithm: adaboost_m1\n    params: *p"))
+    config = load_config(path)
+    assert [e.params for e in config.algorithms] == [{"n_rounds": 3, "max_depth": 1}] * 2
