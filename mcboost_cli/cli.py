@@ -481,8 +481,8 @@ def report(config_file, store_path, results_dir, quick, sources):
     planned = expand(config)
     store_file, out_dir = _paths(config, store_path, results_dir)
     from .runner.preflight import check_output_dir
-    check_output_dir(out_dir, f"--results-dir {out_dir}",
-                     "give a writable folder with --results-dir")
+    check_output_dir(out_dir, f"--results-dir {out_dir}" if results_dir
+                     else f"results folder {out_dir}", "give a writable folder with --results-dir")
     if not store_file.exists():
         raise UserError(f"{store_file}: no result store; run `mcboost run {config_file}"
                         + (" --quick" if quick else "") + "` first")
