@@ -7,6 +7,7 @@ results already computed are safely stored.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -165,10 +166,28 @@ def _load(config_file, quick=False):
     return quick_variant(config) if quick else config
 
 
-def _open_store(path: Path):
+def _open_store(path: Path, *, create: bool = True):
+    """The result store at ``path``; with ``create=False`` (``--dry-run``) a store that does
+    not exist yet is an empty one in a temporary folder, so nothing is created."""
     from .runner.store import ResultStore
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not create and not path.exists():
+        return _empty_store()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UserError(f"--store {path}: cannot create its folder {path.parent} "
+                        f"({e.strerror or e}); give a writable file path with --store") from None
     return ResultStore(path)
+
+
+@contextlib.contextmanager
+def _empty_store():
+    import tempfile
+
+    from .runner.store import ResultStore
+    with tempfile.TemporaryDirectory(prefix="mcboost-dry-run-") as tmp:
+        with ResultStore(Path(tmp) / "cells.sqlite") as store:
+            yield store
 
 
 def _load_datasets(config, mirror, offline):
@@ -180,6 +199,7 @@ def _load_datasets(config, mirror, offline):
     from dataclasses import replace
 
     from .datasets import DatasetError, load_dataset
+    from .datasets.download import CachedFileChanged
     from .runner.config import narrow
     if mirror:
         # Workers inherit the environment; they read the cache this fills.
@@ -189,12 +209,16 @@ def _load_datasets(config, mirror, offline):
         try:
             datasets[name] = load_dataset(name, mirror=mirror, offline=offline,
                                           source=config.source_of(name) or None)
+        except CachedFileChanged:
+            raise           # running without it would hide a damaged cache: the user fixes it
         except DatasetError as e:
             missing[name] = str(e).splitlines()[0]
-            click.echo(f"warning: {name} is not run: {missing[name]}", err=True)
     if not datasets:
+        # One line that says it all (not a warning per dataset, then the same as an error).
         raise UserError(f"no dataset of {config.path} can be had: "
                         + "; ".join(f"{k}: {v}" for k, v in missing.items()))
+    for name, why in missing.items():
+        click.echo(f"warning: {name} is not run: {why}", err=True)
     if missing:
         config = narrow(config, [d for d in config.datasets if d in datasets])
         config = replace(config, notes=config.notes + tuple(
@@ -225,8 +249,14 @@ def _render(config, planned, store, out_dir):
                    f"in the store: their rows stay in that file, but the tables show the "
                    f"store's cells only; add --import-results {cells_path} to use them",
                    err=True)
-    paths = write_outputs(config, summary_df, out_dir, cells=cells)
-    paths += _figures(config, planned, store, out_dir)
+    try:
+        paths = write_outputs(config, summary_df, out_dir, cells=cells)
+        paths += _figures(config, planned, store, out_dir)
+    except OSError as e:
+        # Checked before the run, so the folder went away or the disk filled up meanwhile.
+        raise UserError(f"cannot write the tables to {out_dir} ({e.strerror or e}); every "
+                        f"result is in the store {store.path}: free the folder, then run "
+                        f"`mcboost report {config.path}` with the same options") from None
     return render_terminal(config, summary_df), paths
 
 
@@ -271,6 +301,7 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
     from .runner.execute import run_cells
     from .runner.executors import check_dask_timeout, make_executor
     from .runner.plan import config_hash, expand
+    from .runner.preflight import check_run_paths
     from .runner.work import run_cell
 
     from dataclasses import replace
@@ -282,6 +313,14 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
     config = narrow(config, _names(only_datasets), _names(only_algorithms),
                     _names(only_tables))
     store_file, out_dir = _paths(config, store_path, results_dir)
+    # Every bad path or file the user gave fails here, before any download, computation or
+    # change to the store.
+    check_run_paths(store_file, out_dir, export_splits, store_given=store_path is not None,
+                    results_given=results_dir is not None)
+    imported = None
+    if import_results:
+        from .runner.reference import read_cells
+        imported = read_cells(import_results)
     config, datasets = _load_datasets(config, mirror, offline)
     # --tables / --datasets / --algorithms narrow what runs; the tables still show the whole config
     # (from the store), without the datasets that could not be had.
@@ -295,10 +334,14 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
     cells = [pc.cell for pc in planned]
     if export_splits:
         from .protocol.export import export_splits as _export
-        n = len(_export(config, datasets, export_splits))
+        try:
+            n = len(_export(config, datasets, export_splits))
+        except OSError as e:
+            raise UserError(f"--export-splits {export_splits}: cannot write the split files "
+                            f"({e.strerror or e}); give a writable folder") from None
         click.echo(f"wrote {n} split files under {export_splits}", err=True)
 
-    with _open_store(store_file) as store:
+    with _open_store(store_file, create=not dry_run) as store:
         # Tables that share a fit plan its cell once per table: count each key once.
         unique = {c.key: c for c in cells}
         keys = list(unique)
@@ -316,8 +359,8 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
                        f"store {store_file}")
             if import_results:
                 # What the run would take from the file (nothing is written in a dry run).
-                from .runner.reference import importable_cells, read_cells
-                pairs = importable_cells(store, read_cells(import_results), planned)
+                from .runner.reference import importable_cells
+                pairs = importable_cells(store, imported, planned)
                 statuses = {**statuses, **{cell.key: "done" for cell, _ in pairs}}
                 left = sum(1 for k in keys if statuses.get(k) != "done")
                 click.echo(f"--import-results {import_results}: would import {len(pairs)} "
@@ -332,12 +375,13 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
         # an absolute path, as cluster workers may run elsewhere (on a shared file system).
         checkpoints = CheckpointDir(store_file.parent.resolve() / "checkpoints",
                                     checkpoint_every)
+        checkpoints.remove_stale_temps()      # of saves that a kill interrupted
         if fresh:
             store.delete([c.key for c in cells])
             checkpoints.discard(c.key for c in cells)
         if import_results:
-            from .runner.reference import import_cells, read_cells
-            n_imp = import_cells(store, read_cells(import_results), planned, config_hash(config))
+            from .runner.reference import import_cells
+            n_imp = import_cells(store, imported, planned, config_hash(config))
             click.echo(f"imported {n_imp} done cells from {import_results}", err=True)
         try:
             executor = make_executor(jobs, scheduler, config.timeout)
@@ -436,6 +480,9 @@ def report(config_file, store_path, results_dir, quick, sources):
     config = _with_source_options(_load(config_file, quick), sources)
     planned = expand(config)
     store_file, out_dir = _paths(config, store_path, results_dir)
+    from .runner.preflight import check_output_dir
+    check_output_dir(out_dir, f"--results-dir {out_dir}" if results_dir
+                     else f"results folder {out_dir}", "give a writable folder with --results-dir")
     if not store_file.exists():
         raise UserError(f"{store_file}: no result store; run `mcboost run {config_file}"
                         + (" --quick" if quick else "") + "` first")
@@ -569,6 +616,8 @@ def datasets_fetch(names, fetch_all, mirror, offline, reverify):
         try:
             paths = fetch(spec.name, mirror=mirror, offline=offline, verify=reverify)
         except UserError as exc:
+            if len(specs) == 1:
+                raise       # its one line says it all
             failed.append(spec.name)
             click.echo(f"{spec.name}: FAILED: {exc}", err=True)
             continue
@@ -582,10 +631,20 @@ def datasets_fetch(names, fetch_all, mirror, offline, reverify):
 @click.argument("names", nargs=-1)
 def datasets_verify(names):
     """Re-check every cached file against its checksum (exit 1 if any is bad)."""
-    from .datasets import data_home, verify_cache
+    from .datasets import data_home, download, get_spec, verify_cache
+    where = data_home() / "uci"
+    for name in names:          # an unknown name fails here, before anything is hashed
+        spec = get_spec(name)
+        files = get_spec(spec.derived.base).files if spec.derived else spec.files
+        if not files:
+            click.echo(f"{name}: generated on demand; no files to verify")
+        elif not any(download.is_cached(f.path) for f in files):
+            click.echo(f"{name}: not cached in {where}; nothing to verify (`mcboost datasets "
+                       f"fetch {name}` downloads it)")
     results = verify_cache(names or None)
     if not results:
-        click.echo(f"nothing cached in {data_home() / 'uci'}")
+        if not names:
+            click.echo(f"nothing cached in {where}")
         return
     bad = 0
     for name, f, r in results:

@@ -4,12 +4,16 @@ SIGKILL, in test_cli.py."""
 
 from __future__ import annotations
 
+import os
 import pickle
+import subprocess
+import sys
 import threading
 import time
 
 import numpy as np
 
+from mcboost_cli.runner import checkpoint
 from mcboost_cli.runner.cells import DONE, Cell, CellResult
 from mcboost_cli.runner.checkpoint import FORMAT, CheckpointDir, FitCheckpoint
 from mcboost_cli.runner.execute import run_cells
@@ -28,6 +32,34 @@ def test_save_then_load_round_trips_and_leaves_no_temporary_file(tmp_path):
     np.testing.assert_array_equal(got["scores"][0], state["scores"][0])
     assert again.seconds_before >= 0.0
     assert again.elapsed() >= again.seconds_before
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has exited (and been reaped)."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_temporary_files_of_killed_saves_are_removed(tmp_path):
+    # A kill while saving leaves <name>.<host>.<pid>.tmp (or <name>.<pid>.tmp, as older
+    # versions wrote). Those of processes that are gone are removed by the next save of the
+    # file and when a run starts (CheckpointDir.remove_stale_temps); those of live processes,
+    # and of other hosts sharing the folder, are left alone.
+    root = tmp_path / "checkpoints"
+    (root / "prefix").mkdir(parents=True)
+    host, dead, alive = checkpoint._HOST, _dead_pid(), os.getppid()
+    stale = [root / f"k1.ckpt.{host}.{dead}.tmp", root / f"k1.json.{dead}.tmp",
+             root / f"k2.ckpt.{dead}.tmp", root / "prefix" / f"p.prefix.{host}.{dead}.tmp"]
+    kept = [root / f"k1.ckpt.{host}.{alive}.tmp", root / f"k2.ckpt.otherhost.{dead}.tmp",
+            root / "notes.txt.123.tmp"]
+    for p in stale + kept:
+        p.write_bytes(b"torn")
+    FitCheckpoint(root / "k1.ckpt", every_seconds=0).save("fp", {"kept": 1})
+    assert not stale[0].exists() and not stale[1].exists()     # the saved file's own
+    assert stale[2].exists() and stale[3].exists()             # others: at the run's start
+    assert CheckpointDir(root).remove_stale_temps() == 2
+    assert not any(p.exists() for p in stale) and all(p.exists() for p in kept)
 
 
 def _cpu_work():

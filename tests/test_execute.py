@@ -285,9 +285,24 @@ def test_progress_plain_prints_every_ten_seconds_for_slow_cells():
         p.advance(DONE)
     p.close()  # interrupted run: the last line is already current, not repeated
     assert out.getvalue().splitlines() == [
-        "1/1000 (0%)  elapsed 0:00:11  eta 3:03:09",
+        "1/1000 (0%)  elapsed 0:00:11  eta ?",         # the first cell may include compiling
         "2/1000 (0%)  elapsed 0:00:22  eta 3:02:58",
         "3/1000 (0%)  elapsed 0:00:33  eta 3:02:47"]
+
+
+def test_progress_eta_leaves_out_each_workers_first_cell():
+    # Two workers each compile the kernels (100 s) in their first cell; then a cell takes
+    # 10 s of a worker, so the pair completes one every 5 s. Counting the compile made the ETA
+    # at the third cell 105.5 / 3 * 7 = 246 s for 35 s of work left.
+    out, clock = io.StringIO(), FakeClock()
+    p = Progress("plain", out, every_percent=1, clock=clock)
+    p.start(10, warmup=2)
+    for t in (100, 100.5, 105.5, 110.5, 115.5):
+        clock.now = t
+        p.advance(DONE)
+    lines = out.getvalue().splitlines()
+    assert [ln.split("eta ")[1] for ln in lines] == [
+        "?", "?", "0:00:35", "0:00:30", "0:00:25"]
 
 
 def test_progress_bar_redraws_in_place_and_notes():

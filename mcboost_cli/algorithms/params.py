@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UserError
+from ..errors import UserError, quote
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class ParamSpec:
 
     def validate(self, value, where: str):
         """Return the value converted to its kind, or raise UserError naming ``where``."""
-        bad = UserError(f"{where}: {value!r} is not valid; expected {self.describe_range()}")
+        bad = UserError(f"{where}: {quote(value)} is not valid; expected {self.describe_range()}")
         if self.kind == "bool":
             if not isinstance(value, bool):
                 raise bad

@@ -8,7 +8,7 @@ An algorithm class registers itself with ``@register``; it declares ``name``, ``
 
 from __future__ import annotations
 
-from ..errors import UserError
+from ..errors import UserError, quote
 
 _REGISTRY: dict[str, type] = {}
 
@@ -46,7 +46,7 @@ def all_algorithms() -> dict[str, type]:
 def get_algorithm(name: str, where: str = "algorithm"):
     algos = all_algorithms()
     if name not in algos:
-        raise UserError(f"{where}: unknown algorithm {name!r}; known: {', '.join(algos)}")
+        raise UserError(f"{where}: unknown algorithm {quote(name)}; known: {', '.join(algos)}")
     return algos[name]
 
 

@@ -252,8 +252,15 @@ def availability(name: str, *, mirror: _Mirror = None,
     if files:
         if all(_download.is_cached(f.path, data_home) for f in files):
             return "cache"
-        if all(_download.is_cached(f.path, data_home)
-               or _download.locate_locally(f.path, f.sources, mirror) for f in files):
+        try:
+            in_mirror = all(_download.is_cached(f.path, data_home)
+                            or _download.locate_locally(f.path, f.sources, mirror)
+                            for f in files)
+        except DatasetError:
+            # A mirror setting that names no folder matters only to a download (which
+            # reports it); here it just provides nothing.
+            in_mirror = False
+        if in_mirror:
             return "mirror"
     gen_spec = spec
     if spec.generator is None and spec.derived is not None:
@@ -355,7 +362,8 @@ def fetch(name: str, *, mirror: _Mirror = None, data_home: str | os.PathLike | N
     return [
         _download.fetch_file(f.path, f.sha256, md5=f.md5, sources=f.sources,
                              repository=base.repository, mirror=mirror, home=data_home,
-                             offline=offline, timeout=timeout, verify=verify)
+                             offline=offline, timeout=timeout, verify=verify,
+                             dataset=spec.name)
         for f in files
     ]
 
@@ -449,6 +457,8 @@ def _load(spec: DatasetSpec, source: str | None, kw: dict[str, Any]) -> Dataset:
         return _generate(spec)
     try:
         return _load_files(spec, **kw)
+    except _download.CachedFileChanged:
+        raise               # the user repairs the cache; no other source stands in silently
     except DatasetError as exc:
         gen = spec.generator
         if source == "files" or gen is None or not gen.exact or not generator_status(

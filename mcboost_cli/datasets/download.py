@@ -5,7 +5,10 @@ A file is identified by its path below a mirror root (``nursery/nursery.data``,
 :func:`fetch_file` makes sure ``<data_home>/uci/<path>`` exists with exactly those bytes (the
 cache is laid out like a mirror, so a cache folder can serve as a mirror for another machine):
 
-* a file already in the cache is used as is (``verify=True`` re-hashes it first);
+* a file already in the cache is re-hashed and used when its digest is right (a Letter-size
+  file takes milliseconds, against seconds of parsing); one changed in place after its
+  download raises :class:`CachedFileChanged`, naming the command that fetches it again
+  (``verify=True``: fetch it again at once);
 * otherwise each source is tried in order: the mirrors configured (``mirror`` argument, else
   ``MCBOOST_MIRROR``), else the official base URLs of the file's repository (the UCI archive,
   the LIBSVM data page, the MNIST page and its alternate), then official alternatives outside
@@ -60,6 +63,7 @@ __all__ = [
     "OFFLINE_HINT",
     "RETRIES",
     "UCI_BASE",
+    "CachedFileChanged",
     "CheckResult",
     "cache_path",
     "check_cached",
@@ -89,6 +93,11 @@ USER_AGENT = f"mcboost/{__version__} (dataset downloader; Python urllib)"
 FETCH_HINT = ("check the network, or set MCBOOST_MIRROR to other URLs or folders laid out like "
               "the UCI archive (separated by spaces or commas)")
 OFFLINE_HINT = "or set MCBOOST_MIRROR to a local folder laid out like the UCI archive"
+
+
+class CachedFileChanged(DatasetError):
+    """A cached file no longer has the digest it was downloaded with (edited, truncated or
+    damaged in place). Not a reason to fall back to another source: the user fixes the cache."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -537,7 +546,8 @@ def fetch_file(relpath: str, sha256: str | None = None, *,
                backoff: float | None = None,
                md5: str | None = None,
                sources: Sequence[SourceSpec] | None = None,
-               repository: Repository | None = None) -> Path:
+               repository: Repository | None = None,
+               dataset: str | None = None) -> Path:
     """Make sure one file is in the cache with the right digest; return its path.
 
     Parameters
@@ -564,6 +574,8 @@ def fetch_file(relpath: str, sha256: str | None = None, *,
         Alternatives to try on each source, in order (default: ``relpath`` itself).
     repository : Repository, optional
         Official URLs and mirror prefix of the file (default: the UCI archive).
+    dataset : str, optional
+        The catalog entry the file belongs to, named in the fix of a changed cached file.
 
     Returns
     -------
@@ -573,9 +585,12 @@ def fetch_file(relpath: str, sha256: str | None = None, *,
 
     Raises
     ------
+    CachedFileChanged
+        The cached file's digest differs from the published or recorded one (without
+        ``verify``).
     DatasetError
-        Offline with the file missing, or every source failed (the message lists each
-        location tried with its reason).
+        Offline with the file missing, every source failed (the message lists each
+        location tried with its reason), or the cache cannot be written.
     """
     retries = RETRIES if retries is None else retries
     backoff = BACKOFF if backoff is None else backoff
@@ -588,12 +603,17 @@ def fetch_file(relpath: str, sha256: str | None = None, *,
             # Installed but never recorded (e.g. interrupted right after the move): record now.
             _write_record(target, sha256_file(target))
             return target
-        if not verify:
-            return target
         algorithm, expected, origin = want
-        actual = file_digests(target)[algorithm]
+        actual = (sha256_file(target) if algorithm == "sha256"
+                  else file_digests(target)[algorithm])
         if actual == expected:
             return target
+        if not verify:
+            fix = f"mcboost datasets fetch {dataset or '<dataset>'} --verify"
+            raise CachedFileChanged(
+                f"cached file {target} has changed since it was downloaded ({algorithm} "
+                f"{actual[:12]}..., expected {expected[:12]}... {origin}); run `{fix}` to "
+                "download it again")
         log.warning("cached %s has %s %s, expected %s (%s); fetching it again",
                     target, algorithm, actual, expected, origin)
         target.unlink()
@@ -605,8 +625,21 @@ def fetch_file(relpath: str, sha256: str | None = None, *,
         raise DatasetError(f"{relpath} is not in the cache ({target.parent}) and offline "
                            f"mode is on; fetch it while online, {OFFLINE_HINT}")
     want = _expected(sha256, md5, target, use_record=False)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return _fetch_from(relpath, target, attempts, want, retries, backoff, timeout, offline)
+    except OSError as exc:
+        # Writing the cache failed (permissions, a file where a folder should be, a full
+        # disk): no other source fixes that.
+        raise DatasetError(f"cannot write {relpath} into the dataset cache "
+                           f"{data_home(home)} ({exc.strerror or exc}); set MCBOOST_DATA "
+                           "to a writable folder (or free space)") from None
 
+
+def _fetch_from(relpath: str, target: Path, attempts, want, retries: int, backoff: float,
+                timeout: float, offline: bool) -> Path:
+    """Try ``attempts`` in order (retrying transient failures) until one installs
+    ``target``; raise DatasetError listing every failure otherwise."""
     failures: list[tuple[str, str]] = []
     for location, alt in attempts:
         for attempt in range(retries + 1):

@@ -36,9 +36,12 @@ the fit starts from round 1.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
+import re
+import socket
 import time
 from pathlib import Path
 
@@ -138,15 +141,70 @@ def _stamp(path: Path) -> list[int]:
     return [st.st_size, st.st_mtime_ns]
 
 
+def _temp_path(path: Path) -> Path:
+    """The temporary file a save of ``path`` writes first: ``<name>.<host>.<pid>.tmp`` (the
+    host, as workers on several machines may share the folder)."""
+    return path.with_name(f"{path.name}.{_HOST}.{os.getpid()}.tmp")
+
+
+_HOST = re.sub(r"[^A-Za-z0-9_-]", "_", socket.gethostname()) or "host"
+# <name>.<host>.<pid>.tmp, or <name>.<pid>.tmp as written by mcboost before the host was added
+_TEMP_RE = re.compile(r"^(?P<name>.+\.(?:ckpt|json|prefix))\.(?:(?P<host>[A-Za-z0-9_-]+)\.)?"
+                      r"(?P<pid>\d+)\.tmp$")
+
+
+def _pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` runs on this machine (signal 0 probes without sending)."""
+    if pid <= 0:
+        return True             # not a pid a save wrote: leave its file alone
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OverflowError:
+        return False            # no process can have it
+    except OSError:
+        return True             # e.g. PermissionError: another user's live process
+    return True
+
+
+def remove_stale_temps(folder: Path, name: str = "*") -> int:
+    """Remove the temporary files of saves that a kill interrupted (``<name>.*.tmp`` in
+    ``folder``): those written on this host by a process that is gone. Another host's
+    files, and those of live processes, are left alone. Returns how many were removed."""
+    n = 0
+    try:
+        candidates = list(Path(folder).glob(f"{name}.*.tmp"))
+    except OSError:
+        return 0
+    for tmp in candidates:
+        m = _TEMP_RE.match(tmp.name)
+        if m is None or (m["host"] is not None and m["host"] != _HOST):
+            continue
+        if m["pid"] == str(os.getpid()) or _pid_alive(int(m["pid"])):
+            continue
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+            n += 1
+    return n
+
+
 def _write_atomically(path: Path, write) -> None:
     """``write(fh)`` into a temporary file, synced, then renamed to ``path``: a kill while
-    writing leaves the previous file."""
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        write(fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    writing leaves the previous file (and the temporary one, which the next save of ``path``
+    or ``CheckpointDir.remove_stale_temps`` removes)."""
+    tmp = _temp_path(path)
+    try:
+        with open(tmp, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    remove_stale_temps(path.parent, path.name)
 
 
 class PrefixStore:
@@ -259,6 +317,11 @@ class CheckpointDir:
                     "cpu_seconds": None if cpu is None else float(cpu)}
         except (KeyError, TypeError, ValueError, AttributeError):
             return {}
+
+    def remove_stale_temps(self) -> int:
+        """Remove the temporary files of saves that a kill interrupted, here and among the
+        shared prefixes (see the module function); returns how many."""
+        return remove_stale_temps(self.root) + remove_stale_temps(self.root / "prefix")
 
     def keys(self) -> list[str]:
         """Cell keys with a checkpoint."""

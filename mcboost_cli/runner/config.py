@@ -15,7 +15,7 @@ from typing import Any
 
 from ..algorithms.registry import get_algorithm, validate_params
 from .._yaml import read_yaml
-from ..errors import UserError
+from ..errors import UserError, cut, quote
 from ..protocol.splits import PREDEFINED, PROTOCOLS, protocol_folds
 
 TOP_KEYS = {
@@ -190,28 +190,29 @@ class ExperimentConfig:
 
 
 def _err(path, keypath, msg):
+    keypath = cut(str(keypath), 160)     # keys are the user's text too
     return UserError(f"{path}: {keypath}: {msg}" if keypath else f"{path}: {msg}")
 
 
 def _check_unknown(path, keypath, mapping, known):
     for k in mapping:
         if k not in known:
-            where = f"{keypath}.{k}" if keypath else str(k)
+            where = f"{keypath}.{cut(str(k))}" if keypath else cut(str(k))
             raise _err(path, where, f"unknown key; valid keys: {', '.join(known)}")
 
 
 def _list_of(path, keypath, value, kind, check=None, choices_text=""):
     if not isinstance(value, list) or not value:
-        raise _err(path, keypath, f"{value!r} is not valid; expected a non-empty list"
+        raise _err(path, keypath, f"{quote(value)} is not valid; expected a non-empty list"
                    + (f" of {choices_text}" if choices_text else ""))
     out = []
     for i, v in enumerate(value):
         ok = isinstance(v, kind) and not (kind in (int, (int, float)) and isinstance(v, bool))
         if not ok or (check and not check(v)):
-            raise _err(path, f"{keypath}[{i}]", f"{v!r} is not valid; expected {choices_text}")
+            raise _err(path, f"{keypath}[{i}]", f"{quote(v)} is not valid; expected {choices_text}")
         out.append(v)
     if len(set(map(repr, out))) != len(out):
-        raise _err(path, keypath, f"{value!r} has duplicates")
+        raise _err(path, keypath, f"{quote(value)} has duplicates")
     return out
 
 
@@ -225,6 +226,10 @@ def validate_config(data: Any, path: str, text: str = "", *, known_datasets=None
                     split_datasets=None) -> ExperimentConfig:
     """Validate a parsed config. ``known_datasets`` (catalog names) and ``split_datasets``
     (those with a predefined train/test split) default to the catalog's."""
+    if data is None:
+        raise _err(path, "", f"config file is empty: expected a mapping with keys "
+                             f"{', '.join(TOP_KEYS)} (experiment, datasets and algorithms "
+                             "at least)")
     if not isinstance(data, dict):
         raise _err(path, "", f"the top level must be a mapping with keys "
                              f"{', '.join(TOP_KEYS)}; got {type(data).__name__}")
@@ -238,11 +243,11 @@ def validate_config(data: Any, path: str, text: str = "", *, known_datasets=None
 
     experiment = data["experiment"]
     if not isinstance(experiment, str) or not _NAME_RE.match(experiment):
-        raise _err(path, "experiment", f"{experiment!r} is not valid; expected a name of "
+        raise _err(path, "experiment", f"{quote(experiment)} is not valid; expected a name of "
                                        "letters, digits, '_', '-', '.'")
     title = data.get("title", experiment)
     if not isinstance(title, str):
-        raise _err(path, "title", f"{title!r} is not valid; expected a string")
+        raise _err(path, "title", f"{quote(title)} is not valid; expected a string")
 
     if known_datasets is None or split_datasets is None:
         from ..datasets import list_datasets
@@ -270,7 +275,7 @@ def validate_config(data: Any, path: str, text: str = "", *, known_datasets=None
     timeout = data.get("timeout")
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                 or timeout <= 0):
-        raise _err(path, "timeout", f"{timeout!r} is not valid; expected a positive number of "
+        raise _err(path, "timeout", f"{quote(timeout)} is not valid; expected a positive number of "
                                     "seconds")
 
     if "algorithms" in data:
@@ -294,7 +299,7 @@ def validate_config(data: Any, path: str, text: str = "", *, known_datasets=None
     if "sources" in data:
         raw = data["sources"]
         if not isinstance(raw, dict) or not raw:
-            raise _err(path, "sources", f"{raw!r} is not valid; expected a mapping of dataset "
+            raise _err(path, "sources", f"{quote(raw)} is not valid; expected a mapping of dataset "
                                         f"name -> {', '.join(DATA_SOURCES)}")
         config = with_sources(config, raw, lambda name, src: f"{path}: sources.{name}")
     return config
@@ -311,19 +316,19 @@ def with_sources(config: ExperimentConfig, sources: dict, where=None) -> Experim
     for name, source in sources.items():
         at = where(name, source)
         if name not in config.datasets:
-            raise UserError(f"{at}: {name!r} is not one of this config's datasets: "
+            raise UserError(f"{at}: {quote(name)} is not one of this config's datasets: "
                             f"{', '.join(config.datasets)}")
         if source not in DATA_SOURCES:
-            raise UserError(f"{at}: {source!r} is not valid; expected one of "
+            raise UserError(f"{at}: {quote(source)} is not valid; expected one of "
                             f"{', '.join(DATA_SOURCES)}")
         spec = get_spec(name)
         gen = spec.generator or (get_spec(spec.derived.base).generator
                                  if spec.derived is not None else None)
         if source == "generator" and spec.source != "generator" and gen is None:
-            raise UserError(f"{at}: {name!r} has no generator; its files are its "
+            raise UserError(f"{at}: {quote(name)} has no generator; its files are its "
                             f"only source (use auto or files)")
         if source == "files" and spec.source == "generator":
-            raise UserError(f"{at}: {name!r} is generated and has no files (use "
+            raise UserError(f"{at}: {quote(name)} is generated and has no files (use "
                             f"auto or generator)")
         if source == "auto":
             current.pop(name, None)
@@ -352,16 +357,16 @@ def _protocols(path, keypath, value, datasets, split_datasets, base) -> dict:
     if isinstance(value, str):
         value = {"default": value}
     if not isinstance(value, dict) or not value:
-        raise _err(path, keypath, f"{value!r} is not valid; expected {choices}, or a mapping "
+        raise _err(path, keypath, f"{quote(value)} is not valid; expected {choices}, or a mapping "
                                   "of 'default' / dataset name -> protocol")
     out = dict(base)
     for key, proto in value.items():
         where = f"{keypath}.{key}"
         if key != "default" and key not in datasets:
-            raise _err(path, where, f"{key!r} is not one of this config's datasets: "
+            raise _err(path, where, f"{quote(key)} is not one of this config's datasets: "
                                     f"{', '.join(datasets)} (or 'default')")
         if proto not in PROTOCOLS:
-            raise _err(path, where, f"{proto!r} is not valid; expected {choices}")
+            raise _err(path, where, f"{quote(proto)} is not valid; expected {choices}")
     if "default" in value:
         out = {d: value["default"] for d in datasets}
     for key, proto in value.items():
@@ -370,20 +375,20 @@ def _protocols(path, keypath, value, datasets, split_datasets, base) -> dict:
     for d, proto in out.items():
         if proto in PREDEFINED and d not in split_datasets:
             where = f"{keypath}.{d}" if d in value else f"{keypath}.default"
-            raise _err(path, where, f"{proto!r} needs a predefined train/test split, and {d} "
+            raise _err(path, where, f"{quote(proto)} needs a predefined train/test split, and {d} "
                                     "has none; use five_fold for it")
     return out
 
 
 def _tables(path, raw, datasets, split_datasets, base_protocols) -> list[TableSpec]:
     if not isinstance(raw, list) or not raw:
-        raise _err(path, "tables", f"{raw!r} is not valid; expected a non-empty list of tables "
-                                   "with keys " + ", ".join(TABLE_KEYS))
+        raise _err(path, "tables", f"{quote(raw)} is not valid; expected a non-empty list of "
+                                   "tables with keys " + ", ".join(TABLE_KEYS))
     tables, ids = [], set()
     for i, t in enumerate(raw):
         where = f"tables[{i}]"
         if not isinstance(t, dict):
-            raise _err(path, where, f"{t!r} is not valid; expected a mapping with keys "
+            raise _err(path, where, f"{quote(t)} is not valid; expected a mapping with keys "
                                     + ", ".join(TABLE_KEYS))
         _check_unknown(path, where, t, TABLE_KEYS)
         for req in ("id", "algorithms"):
@@ -391,20 +396,20 @@ def _tables(path, raw, datasets, split_datasets, base_protocols) -> list[TableSp
                 raise _err(path, f"{where}.{req}", f"missing required key ({TABLE_KEYS[req]})")
         tid = t["id"]
         if not isinstance(tid, str) or not _NAME_RE.match(tid):
-            raise _err(path, f"{where}.id", f"{tid!r} is not valid; expected a name of letters, "
-                                            "digits, '_', '-', '.'")
+            raise _err(path, f"{where}.id", f"{quote(tid)} is not valid; expected a name of "
+                                            "letters, digits, '_', '-', '.'")
         if tid in ids:
-            raise _err(path, f"{where}.id", f"{tid!r} is used twice; table ids name files and "
+            raise _err(path, f"{where}.id", f"{quote(tid)} is used twice; table ids name files and "
                                             "must be unique")
         ids.add(tid)
         title = t.get("title", tid)
         if not isinstance(title, str):
-            raise _err(path, f"{where}.title", f"{title!r} is not valid; expected a string")
+            raise _err(path, f"{where}.title", f"{quote(title)} is not valid; expected a string")
         published = t.get("published")
         if published is not None:
             from ..report.published import load_published
             if not isinstance(published, str):
-                raise _err(path, f"{where}.published", f"{published!r} is not valid; expected "
+                raise _err(path, f"{where}.published", f"{quote(published)} is not valid; expected "
                                                        "<paper>/<table>")
             try:
                 load_published(published)
@@ -439,41 +444,41 @@ def _check_selection(path, table: TableSpec, keypath: str):
 
 def _figures(path, raw, tables, all_folds) -> list[FigureSpec]:
     if not isinstance(raw, list):
-        raise _err(path, "figures", f"{raw!r} is not valid; expected a list of figures with "
+        raise _err(path, "figures", f"{quote(raw)} is not valid; expected a list of figures with "
                                     "keys " + ", ".join(FIGURE_KEYS))
     out = []
     for i, f in enumerate(raw):
         where = f"figures[{i}]"
         if not isinstance(f, dict):
-            raise _err(path, where, f"{f!r} is not valid; expected a mapping with keys "
+            raise _err(path, where, f"{quote(f)} is not valid; expected a mapping with keys "
                                     + ", ".join(FIGURE_KEYS))
         _check_unknown(path, where, f, FIGURE_KEYS)
         for req in ("id", "kind", "table", "dataset", "algorithm"):
             if req not in f:
                 raise _err(path, f"{where}.{req}", f"missing required key ({FIGURE_KEYS[req]})")
         if not isinstance(f["id"], str) or not _NAME_RE.match(f["id"]):
-            raise _err(path, f"{where}.id", f"{f['id']!r} is not valid; expected a name of "
+            raise _err(path, f"{where}.id", f"{quote(f['id'])} is not valid; expected a name of "
                                             "letters, digits, '_', '-', '.'")
         if f["kind"] not in FIGURE_KINDS:
-            raise _err(path, f"{where}.kind", f"{f['kind']!r} is not valid; expected one of "
+            raise _err(path, f"{where}.kind", f"{quote(f['kind'])} is not valid; expected one of "
                                               + ", ".join(FIGURE_KINDS))
         table = next((t for t in tables if t.id == f["table"]), None)
         if table is None:
-            raise _err(path, f"{where}.table", f"{f['table']!r} is not valid; expected one of "
+            raise _err(path, f"{where}.table", f"{quote(f['table'])} is not valid; expected one of "
                                                + ", ".join(t.id for t in tables))
         if f["dataset"] not in table.datasets:
-            raise _err(path, f"{where}.dataset", f"{f['dataset']!r} is not valid; expected one "
-                                                 f"of {', '.join(table.datasets)}")
+            raise _err(path, f"{where}.dataset", f"{quote(f['dataset'])} is not valid; "
+                                                 f"expected one of {', '.join(table.datasets)}")
         labels = [e.label for e in table.algorithms]
         compare = f.get("compare", [])
         for k, lab in [("algorithm", f["algorithm"])] + [(f"compare[{j}]", c)
                                                          for j, c in enumerate(compare)]:
             if lab not in labels:
-                raise _err(path, f"{where}.{k}", f"{lab!r} is not valid; expected a label of "
+                raise _err(path, f"{where}.{k}", f"{quote(lab)} is not valid; expected a label of "
                                                  f"table {table.id}: {', '.join(labels)}")
         fold = f.get("fold", 0)
         if fold not in table.folds_for(f["dataset"], all_folds):
-            raise _err(path, f"{where}.fold", f"{fold!r} is not valid; expected one of "
+            raise _err(path, f"{where}.fold", f"{quote(fold)} is not valid; expected one of "
                        f"{list(table.folds_for(f['dataset'], all_folds))}")
         out.append(FigureSpec(f["id"], f["kind"], str(f.get("title", f["id"])), f["table"],
                               f["dataset"], int(fold), f["algorithm"], tuple(compare)))
@@ -482,7 +487,7 @@ def _figures(path, raw, tables, all_folds) -> list[FigureSpec]:
 
 def _quick(path, raw, datasets, all_folds) -> QuickSpec:
     if not isinstance(raw, dict):
-        raise _err(path, "quick", f"{raw!r} is not valid; expected a mapping with keys "
+        raise _err(path, "quick", f"{quote(raw)} is not valid; expected a mapping with keys "
                                   + ", ".join(QUICK_KEYS))
     _check_unknown(path, "quick", raw, QUICK_KEYS)
     qd = qf = qr = None
@@ -498,14 +503,14 @@ def _quick(path, raw, datasets, all_folds) -> QuickSpec:
     if "max_rounds" in raw:
         qr = raw["max_rounds"]
         if isinstance(qr, bool) or not isinstance(qr, int) or qr < 1:
-            raise _err(path, "quick.max_rounds", f"{qr!r} is not valid; expected a positive "
+            raise _err(path, "quick.max_rounds", f"{quote(qr)} is not valid; expected a positive "
                                                  "integer")
     return QuickSpec(qd, qf, qr)
 
 
 def _entries(path, keypath, algos_raw, datasets) -> list[AlgorithmEntry]:
     if not isinstance(algos_raw, list) or not algos_raw:
-        raise _err(path, keypath, f"{algos_raw!r} is not valid; expected a non-empty list "
+        raise _err(path, keypath, f"{quote(algos_raw)} is not valid; expected a non-empty list "
                                   "of entries with keys " + ", ".join(ALGO_KEYS))
     entries = []
     labels = set()
@@ -514,7 +519,7 @@ def _entries(path, keypath, algos_raw, datasets) -> list[AlgorithmEntry]:
         if isinstance(a, str):
             a = {"algorithm": a}
         if not isinstance(a, dict):
-            raise _err(path, where, f"{a!r} is not valid; expected a mapping with keys "
+            raise _err(path, where, f"{quote(a)} is not valid; expected a mapping with keys "
                                     + ", ".join(ALGO_KEYS))
         _check_unknown(path, where, a, ALGO_KEYS)
         if "algorithm" not in a:
@@ -525,17 +530,17 @@ def _entries(path, keypath, algos_raw, datasets) -> list[AlgorithmEntry]:
             raise UserError(f"{path}: {e}") from None
         label = a.get("label", cls.name)
         if not isinstance(label, str) or not label:
-            raise _err(path, f"{where}.label", f"{label!r} is not valid; expected a string")
+            raise _err(path, f"{where}.label", f"{quote(label)} is not valid; expected a string")
         if label in labels:
-            raise _err(path, f"{where}.label", f"{label!r} is used twice; labels name table "
+            raise _err(path, f"{where}.label", f"{quote(label)} is used twice; labels name table "
                                                "columns and must be unique")
         labels.add(label)
         params = a.get("params", {}) or {}
         if not isinstance(params, dict):
-            raise _err(path, f"{where}.params", f"{params!r} is not valid; expected a mapping")
+            raise _err(path, f"{where}.params", f"{quote(params)} is not valid; expected a mapping")
         grid = a.get("grid", {}) or {}
         if not isinstance(grid, dict):
-            raise _err(path, f"{where}.grid", f"{grid!r} is not valid; expected a mapping of "
+            raise _err(path, f"{where}.grid", f"{quote(grid)} is not valid; expected a mapping of "
                                               "parameter -> list of values")
         try:
             params = validate_params(cls, params, f"{where}.params")
@@ -545,21 +550,21 @@ def _entries(path, keypath, algos_raw, datasets) -> list[AlgorithmEntry]:
                     raise UserError(f"{where}.grid.{k}: also given in params; give it in one "
                                     "place")
                 if not isinstance(values, list) or not values:
-                    raise UserError(f"{where}.grid.{k}: {values!r} is not valid; expected a "
+                    raise UserError(f"{where}.grid.{k}: {quote(values)} is not valid; expected a "
                                     "non-empty list of values")
                 vgrid[k] = [validate_params(cls, {k: v}, f"{where}.grid")[k] for v in values]
             per_dataset = a.get("per_dataset", {}) or {}
             if not isinstance(per_dataset, dict):
-                raise UserError(f"{where}.per_dataset: {per_dataset!r} is not valid; expected a "
-                                "mapping of dataset -> {parameter: value}")
+                raise UserError(f"{where}.per_dataset: {quote(per_dataset)} is not valid; "
+                                "expected a mapping of dataset -> {parameter: value}")
             vper = {}
             for ds, overrides in per_dataset.items():
                 w = f"{where}.per_dataset.{ds}"
                 if ds not in datasets:
-                    raise UserError(f"{w}: {ds!r} is not one of this config's datasets: "
+                    raise UserError(f"{w}: {quote(ds)} is not one of this config's datasets: "
                                     f"{', '.join(datasets)}")
                 if not isinstance(overrides, dict):
-                    raise UserError(f"{w}: {overrides!r} is not valid; expected a mapping of "
+                    raise UserError(f"{w}: {quote(overrides)} is not valid; expected a mapping of "
                                     "parameter -> value")
                 vper[ds] = validate_params(cls, overrides, w)
         except UserError as e:

@@ -181,7 +181,9 @@ def run_cells(cells: Iterable[Cell], store: ResultStore, work_fn: Callable[[Cell
             todo.append(cell)
     todo = prefix_first_order(todo)
 
-    progress.start(len(todo), skipped=summary.skipped)
+    # Each worker's first cell includes compiling the kernels: the ETA leaves them out.
+    progress.start(len(todo), skipped=summary.skipped,
+                   warmup=min(getattr(executor, "n_jobs", 1) or 1, max(len(todo), 1)))
     # A partial of a top-level function pickles by reference, so worker processes can run it.
     guarded = partial(run_guarded, work_fn, timeout=timeout)
     try:

@@ -12,8 +12,11 @@
 ``quiet``  nothing
 
 ``auto`` (the default) picks ``bar`` when the stream is a TTY and ``plain`` otherwise.
-The display is updated when a cell finishes; the ETA is the remaining cells at the rate of the
-cells completed so far in this run (skipped cells do not count).
+The display is updated when a cell finishes. The ETA is the remaining cells at the rate of
+the cells completed in this run after the first ``warmup`` ones (one per worker; skipped cells
+do not count), timed from the last of those: a worker's first cell includes the one-off JIT
+compile of the kernels (a minute or two, more than many whole cells), and counting it made the
+first ETA of a four-minute run say an hour. Until then the ETA shows ``?``.
 """
 
 from __future__ import annotations
@@ -78,6 +81,8 @@ class Progress:
         self.skipped = 0
         self.counts = {DONE: 0, FAILED: 0, TIMEOUT: 0}
         self._started = None
+        self.warmup = 1
+        self._warm_at = None    # clock when the ``warmup``-th cell completed
         self._last_draw = None
         self._last_width = 0
         self._last_percent_step = 0
@@ -91,10 +96,14 @@ class Progress:
     def completed(self) -> int:
         return sum(self.counts.values())
 
-    def start(self, total: int, skipped: int = 0) -> None:
-        """Begin a run of ``total`` cells to compute (``skipped`` were already in the store)."""
+    def start(self, total: int, skipped: int = 0, warmup: int = 1) -> None:
+        """Begin a run of ``total`` cells to compute (``skipped`` were already in the store);
+        the ETA leaves out the first ``warmup`` completed cells (the number of workers: each
+        one's first cell includes compiling)."""
         self.total = int(total)
         self.skipped = int(skipped)
+        self.warmup = max(1, int(warmup))
+        self._warm_at = None
         self._started = self._clock()
         self._last_draw = self._started
         if self.mode == "bar" and self.total:
@@ -104,6 +113,8 @@ class Progress:
         """Count one finished cell of ``status`` ("done", "failed" or "timeout")."""
         self.counts[status] = self.counts.get(status, 0) + 1
         now = self._clock()
+        if self.completed == self.warmup:
+            self._warm_at = now
         if self.mode == "bar":
             if now - self._last_draw >= self._min_redraw or self.completed == self.total:
                 self._draw_bar()
@@ -141,9 +152,12 @@ class Progress:
     # -- rendering -----------------------------------------------------------------------------
 
     def _timing(self) -> tuple[float, float | None]:
-        elapsed = self._clock() - self._started
+        now = self._clock()
+        elapsed = now - self._started
         done = self.completed
-        eta = None if done == 0 else elapsed / done * (self.total - done)
+        eta = None
+        if self._warm_at is not None and done > self.warmup:
+            eta = (now - self._warm_at) / (done - self.warmup) * (self.total - done)
         return elapsed, eta
 
     def status_line(self) -> str:

@@ -101,6 +101,9 @@ def read_cells(path) -> pd.DataFrame:
     except FileNotFoundError:
         raise UserError(f"{path}: no per-cell results file; run the experiment first or give "
                         "the path of a cells.csv") from None
+    except OSError as e:        # a folder, a path through a file, no permission
+        raise UserError(f"{path}: cannot read the per-cell results file ({e.strerror or e}); "
+                        "give the path of a cells.csv") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
         raise UserError(f"{path}: not a per-cell results file ({type(e).__name__}); expected "
                         f"the CSV written by `mcboost run` with columns "
