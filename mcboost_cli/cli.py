@@ -208,33 +208,45 @@ def _load_datasets(config, mirror, offline):
 
 
 def _render(config, planned, store, out_dir):
-    """Summaries, files and terminal text of the plan's results in ``store``."""
+    """Summaries, files and terminal text of the plan's results: the store's, and the done
+    cells of ``out_dir``'s cells.csv that the store lacks (``store`` may be None: the file's
+    only)."""
     from .report.tables import render_terminal, summarize, write_outputs
-    from .runner.reference import cells_frame, current_cells, merged_cells
+    from .runner.reference import cells_frame, current_cells, known_results, merged_cells
     keys = [pc.cell.key for pc in planned]
-    results = store.frame(keys=keys)
+    cells_path = out_dir / "cells.csv"
+    stored = store.frame() if store is not None else None
+    # Tables and figures show everything known (the store, then the file), so a narrowed run
+    # or a report on a partial store never writes a table with fewer cells than before.
+    results, n_file = known_results(store.frame(keys=keys) if store is not None
+                                    else _empty_results(), cells_path, keys)
+    if n_file:
+        click.echo(f"note: {n_file} done cells of this plan are taken from {cells_path} (the "
+                   f"store lacks them); --import-results {cells_path} puts them in the store",
+                   err=True)
     summary_df = summarize(config, planned, results)
     # cells.csv holds every done cell of the store (of the algorithms' current versions), so
     # configs that share an experiment (uci.yaml and noise.yaml) share one per-cell file; the
     # rows it already has for cells this store lacks are kept, not erased.
-    cells_path = out_dir / "cells.csv"
-    cells, kept = merged_cells(cells_frame(current_cells(store.frame())), cells_path)
-    missing = set(kept) & set(keys)
-    if missing:
-        click.echo(f"note: {len(missing)} done cells of this plan are in {cells_path} but not "
-                   f"in the store: their rows stay in that file, but the tables show the "
-                   f"store's cells only; add --import-results {cells_path} to use them",
-                   err=True)
+    cells, _ = merged_cells(cells_frame(current_cells(stored if stored is not None
+                                                      else _empty_results())), cells_path)
     paths = write_outputs(config, summary_df, out_dir, cells=cells)
-    paths += _figures(config, planned, store, out_dir)
+    paths += _figures(config, planned, store, out_dir, results)
     return render_terminal(config, summary_df), paths
 
 
-def _figures(config, planned, store, out_dir):
+def _empty_results():
+    import pandas as pd
+
+    from .runner.store import COLUMNS
+    return pd.DataFrame(columns=[*COLUMNS, "data_source"])
+
+
+def _figures(config, planned, store, out_dir, results=None):
     if not getattr(config, "figures", None):
         return []
     from .report.figures import write_figures
-    return write_figures(config, planned, store, out_dir)
+    return write_figures(config, planned, store, out_dir, results)
 
 
 def _echo_checkpointed(unique_cells, statuses, store_file) -> None:
@@ -264,7 +276,7 @@ def _echo_checkpointed(unique_cells, statuses, store_file) -> None:
 def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, store_path,
              results_dir, export_splits, quiet, quick=False, import_results=None,
              only_datasets=None, only_algorithms=None, only_tables=None,
-             checkpoint_every=EVERY_SECONDS, scheduler=None, sources=()):
+             checkpoint_every=EVERY_SECONDS, scheduler=None, sources=(), shown_noise_rates=None):
     from functools import partial
 
     from .runner.checkpoint import CheckpointDir
@@ -291,6 +303,8 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
     # others), then what loading added ("Not run: ...").
     shown = replace(shown, notes=shown.notes + tuple(n for n in config.notes
                                                      if n not in shown.notes))
+    if shown_noise_rates:      # `noise --rate`: the tables keep the config's other rates too
+        shown = replace(shown, noise_rates=tuple(shown_noise_rates))
     planned = expand(config)
     cells = [pc.cell for pc in planned]
     if export_splits:
@@ -413,8 +427,12 @@ def noise(rates, config_file, **opts):
         if not 0.0 <= r < 1.0:
             raise UserError(f"--rate: {r!r} is not valid; expected a number in [0, 1)")
     config = _load(config_file, opts["quick"])
-    config = replace(config, noise_rates=tuple(dict.fromkeys(float(r) for r in rates)))
-    _execute(config, **opts)
+    run_rates = tuple(dict.fromkeys(float(r) for r in rates))
+    # The run computes the given rates; its tables show the config's rates and these (a
+    # subset of rates does not drop the other rates' sections from the committed tables).
+    shown_rates = tuple(dict.fromkeys(tuple(map(float, config.noise_rates)) + run_rates))
+    config = replace(config, noise_rates=run_rates)
+    _execute(config, shown_noise_rates=shown_rates, **opts)
 
 
 def _names(text):
@@ -437,10 +455,15 @@ def report(config_file, store_path, results_dir, quick, sources):
     planned = expand(config)
     store_file, out_dir = _paths(config, store_path, results_dir)
     if not store_file.exists():
-        raise UserError(f"{store_file}: no result store; run `mcboost run {config_file}"
-                        + (" --quick" if quick else "") + "` first")
-    with _open_store(store_file) as store:
-        text, paths = _render(config, planned, store, out_dir)
+        if not (out_dir / "cells.csv").exists():
+            raise UserError(f"{store_file}: no result store (nor {out_dir / 'cells.csv'}); "
+                            f"run `mcboost run {config_file}" + (" --quick" if quick else "")
+                            + "` first")
+        # A clean clone: render from the committed per-cell results alone.
+        text, paths = _render(config, planned, None, out_dir)
+    else:
+        with _open_store(store_file) as store:
+            text, paths = _render(config, planned, store, out_dir)
     click.echo(text)
     click.echo(f"tables: {', '.join(str(p) for p in paths)}", err=True)
 
