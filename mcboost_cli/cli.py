@@ -277,11 +277,13 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
              results_dir, export_splits, quiet, quick=False, import_results=None,
              only_datasets=None, only_algorithms=None, only_tables=None,
              checkpoint_every=EVERY_SECONDS, scheduler=None, sources=(), shown_noise_rates=None):
+    from contextlib import ExitStack
     from functools import partial
 
     from .runner.checkpoint import CheckpointDir
     from .runner.execute import run_cells
     from .runner.executors import check_dask_timeout, make_executor
+    from .runner.lock import store_lock
     from .runner.plan import config_hash, expand
     from .runner.work import run_cell
 
@@ -312,7 +314,7 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
         n = len(_export(config, datasets, export_splits))
         click.echo(f"wrote {n} split files under {export_splits}", err=True)
 
-    with _open_store(store_file) as store:
+    with _open_store(store_file) as store, ExitStack() as held:
         # Tables that share a fit plan its cell once per table: count each key once.
         unique = {c.key: c for c in cells}
         keys = list(unique)
@@ -338,6 +340,9 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
                            f"done cells, leaving {left} not done")
             _echo_checkpointed(unique.values(), statuses, store_file)
             return
+        # One run per store (a second would compute the same cells): it stops here with one
+        # line naming the holder. Dry runs and reports only read, and take no lock.
+        held.enter_context(store_lock(store_file))
         try:    # before anything is deleted or imported
             check_dask_timeout(scheduler, config.timeout)
         except ValueError as e:
