@@ -126,3 +126,52 @@ def test_merged_cells_keeps_the_files_row_of_a_reproduced_cell(tmp_path):
     assert by_key.loc["b" * 32, "test_error"] == "0.375"
     assert by_key.loc["b" * 32, "fit_seconds"] == "9.999"
     assert "fit_seconds" in TIMINGS
+
+
+FIGURE = """\
+experiment: fig
+title: "Figure-like experiment"
+datasets: [car]
+protocol: five_fold
+folds: [0]
+tables:
+  - id: table2
+    title: "Table 2 tiny"
+    algorithms:
+      - algorithm: dmcboost
+        label: DMCBoost
+        params: {n_rounds: 30, max_depth: 2, n_prime: "n/4"}
+      - algorithm: samme
+        label: SAMME
+        params: {n_rounds: 20}
+        grid: {max_depth: [1, 2]}
+figures:
+  - id: figure3
+    kind: phase_curves
+    title: "Figure 3 tiny"
+    table: table2
+    dataset: car
+    fold: 0
+    algorithm: DMCBoost
+    compare: [SAMME]
+"""
+
+
+@pytest.mark.slow
+def test_narrowed_run_leaves_a_figure_it_cannot_draw_whole(tmp_path, mirror_env):
+    cfg = tmp_path / "fig.yaml"
+    cfg.write_text(FIGURE)
+    out = tmp_path / "results"
+    r = invoke(["run", str(cfg), "-j", "1", "-q", "--results-dir", str(out),
+                "--store", str(tmp_path / "full.sqlite")], tmp_path)
+    assert r.exit_code == 0, r.output
+    names = ("figure3.png", "figure3.svg", "figure3.csv")
+    drawn = {name: (out / name).read_bytes() for name in names}
+    assert set(pd.read_csv(out / "figure3.csv")["algorithm"]) == {"DMCBoost", "SAMME"}
+    # A fresh store with DMCBoost only (SAMME's curves are not in it, only its cells.csv
+    # rows): the figure is not redrawn without SAMME; with SAMME only, it is not drawn either.
+    for i, args in enumerate([["--algorithms", "DMCBoost"], ["--algorithms", "SAMME"]]):
+        r = invoke(["run", str(cfg), *args, "-j", "1", "-q", "--results-dir", str(out),
+                    "--store", str(tmp_path / f"fresh{i}.sqlite")], tmp_path)
+        assert r.exit_code == 0, r.output
+        assert {name: (out / name).read_bytes() for name in names} == drawn, args
