@@ -22,7 +22,8 @@ consistent). Losing a few cells to a power cut only means re-running them, while
 cell would slow down grids of many small fits, so ``NORMAL`` is the better trade here.
 
 Each ``put`` is its own transaction (an upsert on the key), and only the coordinating process
-writes, so a kill loses at most the cells that were in flight. Readers (e.g. a report rendered
+writes, so a kill loses at most the cells that were in flight. One run at a time writes a
+store: ``runner.lock`` makes a second run on it stop (it would compute the same cells). Readers (e.g. a report rendered
 while a run is going) may open the same file at any time: WAL lets them read concurrently.
 
 Numbers
