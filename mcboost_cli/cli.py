@@ -213,13 +213,14 @@ def _render(config, planned, store, out_dir):
     only)."""
     from .report.tables import render_terminal, summarize, write_outputs
     from .runner.reference import cells_frame, current_cells, known_results, merged_cells
+    from .runner.store import empty_frame
     keys = [pc.cell.key for pc in planned]
     cells_path = out_dir / "cells.csv"
-    stored = store.frame() if store is not None else None
+    stored = store.frame() if store is not None else empty_frame()
     # Tables and figures show everything known (the store, then the file), so a narrowed run
     # or a report on a partial store never writes a table with fewer cells than before.
     results, n_file = known_results(store.frame(keys=keys) if store is not None
-                                    else _empty_results(), cells_path, keys)
+                                    else empty_frame(), cells_path, keys)
     if n_file:
         click.echo(f"note: {n_file} done cells of this plan are taken from {cells_path} (the "
                    f"store lacks them); --import-results {cells_path} puts them in the store",
@@ -228,18 +229,10 @@ def _render(config, planned, store, out_dir):
     # cells.csv holds every done cell of the store (of the algorithms' current versions), so
     # configs that share an experiment (uci.yaml and noise.yaml) share one per-cell file; the
     # rows it already has for cells this store lacks are kept, not erased.
-    cells, _ = merged_cells(cells_frame(current_cells(stored if stored is not None
-                                                      else _empty_results())), cells_path)
+    cells, _ = merged_cells(cells_frame(current_cells(stored)), cells_path)
     paths = write_outputs(config, summary_df, out_dir, cells=cells)
     paths += _figures(config, planned, store, out_dir, results)
     return render_terminal(config, summary_df), paths
-
-
-def _empty_results():
-    import pandas as pd
-
-    from .runner.store import COLUMNS
-    return pd.DataFrame(columns=[*COLUMNS, "data_source"])
 
 
 def _figures(config, planned, store, out_dir, results=None):

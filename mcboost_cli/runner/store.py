@@ -4,6 +4,7 @@ Map of the module
 -----------------
 ``ResultStore``                 open / create a store; ``put``, ``get``, ``statuses``, ``frame``,
                                 ``delete``, ``close``; a context manager.
+``empty_frame``                 the columns of ``frame`` without rows (rendering without a store)
 ``encode_curves`` / ``decode_curves``
                                 the compact, exact encoding of per-round error curves.
 ``SCHEMA_VERSION``, ``_MIGRATIONS``
@@ -187,6 +188,11 @@ def _opt(value, kind):
 def _chunks(seq: list, size: int = _CHUNK):
     for i in range(0, len(seq), size):
         yield seq[i:i + size]
+
+
+def empty_frame() -> pd.DataFrame:
+    """A frame with the columns of ``ResultStore.frame`` and no rows (no store to read)."""
+    return pd.DataFrame(columns=[*COLUMNS, "data_source"])
 
 
 # --------------------------------------------------------------------------------------------
