@@ -232,39 +232,45 @@ def _load_datasets(config, mirror, offline):
 
 
 def _render(config, planned, store, out_dir):
-    """Summaries, files and terminal text of the plan's results in ``store``."""
+    """Summaries, files and terminal text of the plan's results: the store's, and the done
+    cells of ``out_dir``'s cells.csv that the store lacks (``store`` may be None: the file's
+    only)."""
     from .report.tables import render_terminal, summarize, write_outputs
-    from .runner.reference import cells_frame, current_cells, merged_cells
+    from .runner.reference import cells_frame, current_cells, known_results, merged_cells
+    from .runner.store import empty_frame
     keys = [pc.cell.key for pc in planned]
-    results = store.frame(keys=keys)
+    cells_path = out_dir / "cells.csv"
+    stored = store.frame() if store is not None else empty_frame()
+    # Tables and figures show everything known (the store, then the file), so a narrowed run
+    # or a report on a partial store never writes a table with fewer cells than before.
+    results, n_file = known_results(store.frame(keys=keys) if store is not None
+                                    else empty_frame(), cells_path, keys)
+    if n_file:
+        click.echo(f"note: {n_file} done cells of this plan are taken from {cells_path} (the "
+                   f"store lacks them); --import-results {cells_path} puts them in the store",
+                   err=True)
     summary_df = summarize(config, planned, results)
     # cells.csv holds every done cell of the store (of the algorithms' current versions), so
     # configs that share an experiment (uci.yaml and noise.yaml) share one per-cell file; the
     # rows it already has for cells this store lacks are kept, not erased.
-    cells_path = out_dir / "cells.csv"
-    cells, kept = merged_cells(cells_frame(current_cells(store.frame())), cells_path)
-    missing = set(kept) & set(keys)
-    if missing:
-        click.echo(f"note: {len(missing)} done cells of this plan are in {cells_path} but not "
-                   f"in the store: their rows stay in that file, but the tables show the "
-                   f"store's cells only; add --import-results {cells_path} to use them",
-                   err=True)
+    cells, _ = merged_cells(cells_frame(current_cells(stored)), cells_path)
     try:
         paths = write_outputs(config, summary_df, out_dir, cells=cells)
-        paths += _figures(config, planned, store, out_dir)
+        paths += _figures(config, planned, store, out_dir, results)
     except OSError as e:
         # Checked before the run, so the folder went away or the disk filled up meanwhile.
+        where = f"the store {store.path}" if store is not None else str(cells_path)
         raise UserError(f"cannot write the tables to {out_dir} ({e.strerror or e}); every "
-                        f"result is in the store {store.path}: free the folder, then run "
+                        f"result is in {where}: free the folder, then run "
                         f"`mcboost report {config.path}` with the same options") from None
     return render_terminal(config, summary_df), paths
 
 
-def _figures(config, planned, store, out_dir):
+def _figures(config, planned, store, out_dir, results=None):
     if not getattr(config, "figures", None):
         return []
     from .report.figures import write_figures
-    return write_figures(config, planned, store, out_dir)
+    return write_figures(config, planned, store, out_dir, results)
 
 
 def _echo_checkpointed(unique_cells, statuses, store_file) -> None:
@@ -294,12 +300,14 @@ def _echo_checkpointed(unique_cells, statuses, store_file) -> None:
 def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, store_path,
              results_dir, export_splits, quiet, quick=False, import_results=None,
              only_datasets=None, only_algorithms=None, only_tables=None,
-             checkpoint_every=EVERY_SECONDS, scheduler=None, sources=()):
+             checkpoint_every=EVERY_SECONDS, scheduler=None, sources=(), shown_noise_rates=None):
+    from contextlib import ExitStack
     from functools import partial
 
     from .runner.checkpoint import CheckpointDir
     from .runner.execute import run_cells
     from .runner.executors import check_dask_timeout, make_executor
+    from .runner.lock import store_lock
     from .runner.plan import config_hash, expand
     from .runner.preflight import check_run_paths
     from .runner.work import run_cell
@@ -330,6 +338,8 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
     # others), then what loading added ("Not run: ...").
     shown = replace(shown, notes=shown.notes + tuple(n for n in config.notes
                                                      if n not in shown.notes))
+    if shown_noise_rates:      # `noise --rate`: the tables keep the config's other rates too
+        shown = replace(shown, noise_rates=tuple(shown_noise_rates))
     planned = expand(config)
     cells = [pc.cell for pc in planned]
     if export_splits:
@@ -341,7 +351,7 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
                             f"({e.strerror or e}); give a writable folder") from None
         click.echo(f"wrote {n} split files under {export_splits}", err=True)
 
-    with _open_store(store_file, create=not dry_run) as store:
+    with _open_store(store_file, create=not dry_run) as store, ExitStack() as held:
         # Tables that share a fit plan its cell once per table: count each key once.
         unique = {c.key: c for c in cells}
         keys = list(unique)
@@ -367,6 +377,9 @@ def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, sto
                            f"done cells, leaving {left} not done")
             _echo_checkpointed(unique.values(), statuses, store_file)
             return
+        # One run per store (a second would compute the same cells): it stops here with one
+        # line naming the holder. Dry runs and reports only read, and take no lock.
+        held.enter_context(store_lock(store_file))
         try:    # before anything is deleted or imported
             check_dask_timeout(scheduler, config.timeout)
         except ValueError as e:
@@ -457,8 +470,12 @@ def noise(rates, config_file, **opts):
         if not 0.0 <= r < 1.0:
             raise UserError(f"--rate: {r!r} is not valid; expected a number in [0, 1)")
     config = _load(config_file, opts["quick"])
-    config = replace(config, noise_rates=tuple(dict.fromkeys(float(r) for r in rates)))
-    _execute(config, **opts)
+    run_rates = tuple(dict.fromkeys(float(r) for r in rates))
+    # The run computes the given rates; its tables show the config's rates and these (a
+    # subset of rates does not drop the other rates' sections from the committed tables).
+    shown_rates = tuple(dict.fromkeys(tuple(map(float, config.noise_rates)) + run_rates))
+    config = replace(config, noise_rates=run_rates)
+    _execute(config, shown_noise_rates=shown_rates, **opts)
 
 
 def _names(text):
@@ -484,10 +501,15 @@ def report(config_file, store_path, results_dir, quick, sources):
     check_output_dir(out_dir, f"--results-dir {out_dir}" if results_dir
                      else f"results folder {out_dir}", "give a writable folder with --results-dir")
     if not store_file.exists():
-        raise UserError(f"{store_file}: no result store; run `mcboost run {config_file}"
-                        + (" --quick" if quick else "") + "` first")
-    with _open_store(store_file) as store:
-        text, paths = _render(config, planned, store, out_dir)
+        if not (out_dir / "cells.csv").exists():
+            raise UserError(f"{store_file}: no result store (nor {out_dir / 'cells.csv'}); "
+                            f"run `mcboost run {config_file}" + (" --quick" if quick else "")
+                            + "` first")
+        # A clean clone: render from the committed per-cell results alone.
+        text, paths = _render(config, planned, None, out_dir)
+    else:
+        with _open_store(store_file) as store:
+            text, paths = _render(config, planned, store, out_dir)
     click.echo(text)
     click.echo(f"tables: {', '.join(str(p) for p in paths)}", err=True)
 

@@ -10,7 +10,10 @@ Map of the module
 
 The curves are those of the grid point that validation selected on that fold (the one the
 table reports); a cell imported without curves (``--import-results``) is fitted again in this
-process, which gives the same numbers (cells are deterministic).
+process, which gives the same numbers (cells are deterministic). A figure is drawn only when
+the store has every cell it shows, each of a complete grid on that fold (the selection is made
+over the store and the committed ``cells.csv`` together); otherwise its files are left as they
+are, so a narrowed or partial run never replaces a figure by one with fewer or other curves.
 """
 
 from __future__ import annotations
@@ -21,25 +24,32 @@ import numpy as np
 import pandas as pd
 
 from ..errors import UserError
+from ..runner.cells import DONE
 from .tables import select
 
 
-def write_figures(config, planned, store, out_dir: Path) -> list[Path]:
+def write_figures(config, planned, store, out_dir: Path, results=None) -> list[Path]:
+    """Every figure of ``config``; ``results`` (default: the store's rows of the plan) is the
+    frame the selection is made from, e.g. ``reference.known_results``."""
     paths = []
     for fig in config.figures:
         if fig.kind == "phase_curves":
-            paths += phase_curves(config, fig, planned, store, out_dir)
+            paths += phase_curves(config, fig, planned, store, out_dir, results)
     return paths
 
 
-def _selected_cells(config, fig, planned, store) -> dict:
-    """label -> (cell, curves, stored extra) of the validation-selected grid point."""
+def _selected_cells(config, fig, planned, store, results=None) -> dict:
+    """label -> (cell, curves, stored extra) of the validation-selected grid point; empty
+    unless every label of the figure that its table has is done on the figure's fold, with
+    its whole grid (a partial grid may select another point than the full one)."""
     ti = next((i for i, t in enumerate(config.tables) if t.id == fig.table), None)
     if ti is None or fig.dataset not in config.tables[ti].datasets:
         return {}
     table = config.tables[ti]
     keys = [pc.cell.key for pc in planned if pc.table_index == ti]
-    sel = select([pc for pc in planned if pc.table_index == ti], store.frame(keys=keys))
+    frame = store.frame(keys=keys) if results is None else \
+        results[results["key"].isin(set(keys))]
+    sel = select([pc for pc in planned if pc.table_index == ti], frame)
     if sel.empty:
         return {}
     sel = sel[(sel["dataset"] == fig.dataset) & (sel["fold"] == fig.fold)
@@ -48,22 +58,30 @@ def _selected_cells(config, fig, planned, store) -> dict:
     out = {}
     for label in [fig.algorithm, *fig.compare]:
         e = next((i for i, a in enumerate(table.algorithms) if a.label == label), None)
+        if e is None:
+            continue                             # not a column of this table
         row = sel[sel["entry_index"] == e]
-        if e is None or row.empty:
-            continue
+        if row.empty or not bool(row.iloc[0]["complete_grid"]):
+            return {}
         key = row.iloc[0]["key"]
-        stored = store.get(key)
+        stored = store.get(key) if store is not None else None
+        if stored is None or stored[1].status != DONE:
+            # Known from cells.csv only: no curves here, and fitting it again may take
+            # minutes, so the figure's files stay as they are (drawn from a full store).
+            return {}
         cell, result = stored
         curves = result.curves
         if not curves or not curves.get("train"):
             from ..runner.work import run_cell
             result = run_cell(cells[key])        # imported without curves: fit it again
             curves = result.curves
+            if not curves or not curves.get("train"):
+                return {}
         out[label] = (cell, curves, result.extra or {})
     return out
 
 
-def phase_curves(config, fig, planned, store, out_dir: Path) -> list[Path]:
+def phase_curves(config, fig, planned, store, out_dir: Path, results=None) -> list[Path]:
     """Figure 3 of the DMCBoost paper; returns the written paths (none while the cells are
     not done yet)."""
     import matplotlib
@@ -71,7 +89,7 @@ def phase_curves(config, fig, planned, store, out_dir: Path) -> list[Path]:
     import matplotlib.pyplot as plt
     matplotlib.rcParams["svg.hashsalt"] = "mcboost"   # stable element ids in the SVG
 
-    cells = _selected_cells(config, fig, planned, store)
+    cells = _selected_cells(config, fig, planned, store, results)
     if fig.algorithm not in cells:
         return []
     main_cell, main_curves, main_extra = cells[fig.algorithm]

@@ -7,7 +7,11 @@ Map of the module
 ``current_cells``   drop the rows of superseded algorithm versions from a store frame
 ``read_cells``      read such a file back, checking its columns
 ``merged_cells``    the store's rows plus the rows an existing file has that the store lacks
-                    (a run on a partial store never deletes committed rows)
+                    (a run on a partial store never deletes committed rows); a cell the store
+                    re-computed with the file's numbers keeps the file's row (timings too)
+``known_results``   a store frame plus the file's done cells it lacks: what tables and
+                    figures are rendered from, so a narrowed run or a report on a partial
+                    store never shows less than the store and the file hold together
 ``importable_cells`` the file's rows that a store lacks and the plan has (checked against
                     their keys); ``--dry-run --import-results`` counts them
 ``import_cells``    put those rows into a result store as done cells (``--import-results``:
@@ -123,15 +127,22 @@ def read_cells(path) -> pd.DataFrame:
     return df
 
 
+# Columns that differ between two computations of one cell only by the clock: a re-computed
+# cell equal to a file row in every other column is the same result.
+TIMINGS = ("fit_seconds", "cpu_seconds")
+
+
 def merged_cells(store_cells: pd.DataFrame, path) -> tuple[pd.DataFrame, list[str]]:
     """``store_cells`` (a ``cells_frame``) plus the rows of the file at ``path`` whose cells
     the store does not have, all as text, sorted by key; and the keys of those kept rows.
 
     ``cells.csv`` is the record of every done cell. A run whose store lacks some of them (a
-    new machine, a clean clone, a narrowed run before ``--import-results``) must not erase
-    them when it writes the file, so they are kept unless the store has the cell (the store
-    wins) or their algorithm version is superseded (as in ``current_cells``). A missing or
-    unreadable file adds nothing.
+    new machine, a clean clone, a narrowed run) must not erase them when it writes the file,
+    so they are kept unless the store has the cell (the store wins) or their algorithm version
+    is superseded (as in ``current_cells``). Where the store's row equals the file's in every
+    column but the timings (the cell was computed again and reproduced its numbers), the
+    file's row stays as it is: the file changes only where a result changes, so re-running a
+    committed cell leaves ``git status`` clean. A missing or unreadable file adds nothing.
     """
     from io import StringIO
 
@@ -141,12 +152,53 @@ def merged_cells(store_cells: pd.DataFrame, path) -> tuple[pd.DataFrame, list[st
         old = current_cells(read_cells(path))
     except UserError:
         return text, []
-    keep = old[~old["key"].isin(set(text["key"]))]
-    if keep.empty:
-        return text, []
-    merged = pd.concat([text, keep[list(text.columns)]], ignore_index=True)
+    old = old.drop_duplicates("key", keep="last")
+    columns = list(text.columns)
+    same = [c for c in columns if c not in TIMINGS]
+    both = text[["key"]].merge(old[columns], on="key", how="inner", suffixes=("", "_file"))
+    ours = text.set_index("key").loc[both["key"], [c for c in same if c != "key"]]
+    theirs = both.set_index("key")[[c for c in same if c != "key"]]
+    reproduced = set(ours.index[(ours == theirs).all(axis=1).to_numpy()])
+    if reproduced:
+        text = pd.concat([text[~text["key"].isin(reproduced)],
+                          old.loc[old["key"].isin(reproduced), columns]], ignore_index=True)
+    keep = old[~old["key"].isin(set(store_cells["key"]))]
+    merged = pd.concat([text, keep[columns]], ignore_index=True) if len(keep) else text
     merged = merged.sort_values("key", kind="stable").reset_index(drop=True)
     return merged, list(keep["key"])
+
+
+def known_results(results: pd.DataFrame, path, keys) -> tuple[pd.DataFrame, int]:
+    """``results`` (a store frame of the plan's ``keys``) plus the done rows of the file at
+    ``path`` for the keys it has no done row of; and how many rows were added.
+
+    Tables and figures are rendered from this, so what a run or a report writes never shows
+    fewer cells than the store and the committed ``cells.csv`` hold together: a narrowed run
+    on a fresh clone (whose store has only the cells it ran) rewrites the committed tables
+    with the same numbers. Added rows carry the columns the tables use (status, errors,
+    reported round); the store is not changed. A missing or unreadable file adds nothing.
+    """
+    try:
+        old = current_cells(read_cells(path))
+    except UserError:
+        return results, 0
+    done = set(results.loc[results["status"] == DONE, "key"]) if len(results) else set()
+    add = old[old["key"].isin(set(keys)) & ~old["key"].isin(done)]
+    add = add.drop_duplicates("key", keep="last")
+    if add.empty:
+        return results, 0
+    rows = pd.DataFrame({
+        "key": add["key"].to_numpy(), "status": DONE,
+        "dataset": add["dataset"].to_numpy(), "algorithm": add["algorithm"].to_numpy(),
+        **{c: pd.to_numeric(add[c], errors="coerce").to_numpy()
+           for c in ("selected_round", "n_rounds", "train_error", "valid_error", "test_error",
+                     "fit_seconds", "cpu_seconds")},
+    })
+    # A done row of the file beats the store's failed or timed-out row of the same cell.
+    rest = results[~results["key"].isin(set(rows["key"]))] if len(results) else None
+    merged = pd.concat([rest, rows], ignore_index=True) if rest is not None and len(rest) \
+        else rows
+    return merged.reset_index(drop=True), len(rows)
 
 
 def cell_of(row, experiment: str) -> Cell:

@@ -4,6 +4,7 @@ Map of the module
 -----------------
 ``ResultStore``                 open / create a store; ``put``, ``get``, ``statuses``, ``frame``,
                                 ``delete``, ``close``; a context manager.
+``empty_frame``                 the columns of ``frame`` without rows (rendering without a store)
 ``encode_curves`` / ``decode_curves``
                                 the compact, exact encoding of per-round error curves.
 ``SCHEMA_VERSION``, ``_MIGRATIONS``
@@ -22,7 +23,8 @@ consistent). Losing a few cells to a power cut only means re-running them, while
 cell would slow down grids of many small fits, so ``NORMAL`` is the better trade here.
 
 Each ``put`` is its own transaction (an upsert on the key), and only the coordinating process
-writes, so a kill loses at most the cells that were in flight. Readers (e.g. a report rendered
+writes, so a kill loses at most the cells that were in flight. One run at a time writes a
+store: ``runner.lock`` makes a second run on it stop (it would compute the same cells). Readers (e.g. a report rendered
 while a run is going) may open the same file at any time: WAL lets them read concurrently.
 
 Numbers
@@ -186,6 +188,11 @@ def _opt(value, kind):
 def _chunks(seq: list, size: int = _CHUNK):
     for i in range(0, len(seq), size):
         yield seq[i:i + size]
+
+
+def empty_frame() -> pd.DataFrame:
+    """A frame with the columns of ``ResultStore.frame`` and no rows (no store to read)."""
+    return pd.DataFrame(columns=[*COLUMNS, "data_source"])
 
 
 # --------------------------------------------------------------------------------------------
