@@ -256,3 +256,31 @@ def test_forest_round_updates_match_dense_recomputation():
             np.testing.assert_allclose(scores, ref, rtol=0, atol=1e-12)
             np.testing.assert_array_equal(pred, np.argmax(ref, axis=1))
             assert n_err == int((np.argmax(ref, axis=1) != y).sum())
+
+
+def test_workspace_counts_root_bins_of_each_array():
+    """A workspace counts the root's bins once per binned array (``count_bins``): reused on
+    another array with other values, it recounts, and grows the tree a fresh workspace
+    grows; the counts it keeps equal a recount."""
+    rng = np.random.default_rng(5)
+    n, F, K = 300, 3, 3
+    X_a = rng.integers(0, 4, (n, F)).astype(np.uint8)
+    X_b = X_a.copy()
+    X_b[: n // 2] = 3               # other values: the counts of X_a would be wrong for X_b
+    y = rng.integers(0, K, n).astype(np.int32)
+    w = rng.random(n)
+    n_bins = np.full(F, 4, np.int32)
+
+    def tree(ws, X):
+        m = grow_tree(ws, X, y, n_bins, CRITERION_GINI, weight=w)
+        return (ws.feature[:m].copy(), ws.threshold[:m].copy(), ws.left[:m].copy(),
+                ws.node_count[:m].copy(), ws.node_sum[:m].copy())
+
+    reused = TreeWorkspace(n, F, 4, K, 3)
+    tree(reused, X_a)
+    got = tree(reused, X_b)
+    want = tree(TreeWorkspace(n, F, 4, K, 3), X_b)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+    expected = np.stack([np.bincount(X_b[:, f], minlength=4) for f in range(F)])
+    np.testing.assert_array_equal(reused.root_count, expected)
