@@ -341,9 +341,26 @@ def _find_best_split(hist, count, n_bins, node_sum, node_count, criterion, min_s
             n_right = node_count - n_left
             if n_left < min_samples_leaf or n_right < min_samples_leaf:
                 continue
-            for c in range(n_ch):
-                right_sum[c] = node_sum[c] - left_sum[c]
-            score = _side_score(criterion, left_sum) + _side_score(criterion, right_sum)
+            if criterion == CRITERION_GINI:
+                # _side_score of both sides in one pass over the channels (the same sums in
+                # the same order, so the same floats): the scan's hot loop on many classes.
+                l_total = 0.0
+                l_sq = 0.0
+                r_total = 0.0
+                r_sq = 0.0
+                for c in range(n_ch):
+                    lc = left_sum[c]
+                    rc = node_sum[c] - lc
+                    l_total += lc
+                    l_sq += lc * lc
+                    r_total += rc
+                    r_sq += rc * rc
+                score = ((0.0 if l_total <= 0.0 else l_sq / l_total)
+                         + (0.0 if r_total <= 0.0 else r_sq / r_total))
+            else:
+                for c in range(n_ch):
+                    right_sum[c] = node_sum[c] - left_sum[c]
+                score = _side_score(criterion, left_sum) + _side_score(criterion, right_sum)
             if score > best_score + _TIE_EPS * (1.0 + abs(best_score)) or best_f < 0:
                 best_score = score
                 best_f = f
