@@ -17,8 +17,10 @@ Measured, in one process:
    from every per-round timing, and the timed fits are checked not to compile anything.
    ``--cold-jit`` also measures compilation from scratch in a subprocess with an empty
    ``NUMBA_CACHE_DIR``.
-2. Ours: ``SAMME(n_rounds=N, max_depth=3)`` on pre-binned data (``Binned``) and on raw data
-   (binning once inside ``fit``); seconds per round = fit time / ``n_rounds_``.
+2. Ours: ``SAMME(n_rounds=N, max_depth=3).fit(X, y)`` on the raw data, as a user calls it
+   (binning, label encoding and the training-curve bookkeeping included): the headline;
+   and the same fit on pre-binned data (``Binned``). Seconds per round = fit time /
+   ``n_rounds_``; the two fits alternate, so a change of load hits both.
 3. scikit-learn: ``AdaBoostClassifier(DecisionTreeClassifier(max_depth=3), n_estimators=N',
    learning_rate=1.0)``; seconds per round = fit time / ``len(estimators_)``.
 4. LightGBM (optional ``bench`` extra), Dataset constructed beforehand (excluded):
@@ -28,9 +30,11 @@ Measured, in one process:
       the per-round overhead (gradients over all samples, score update) is paid per tree, as
       in our rounds; seconds per tree = train time / rounds.
 
-Each timing is repeated R times; the headline statistic is the best (minimum, the least
-disturbed by other processes; ``--stat median`` to change), and both are printed. A benchmark
-reports, it never fails on a target: the exit status is 0 unless the data is missing (2).
+Every time is CPU time of the process (``time.process_time``; everything is single-threaded),
+so that time other processes hold the CPU is not counted. Each timing is repeated R times; the
+headline statistic is the median (``--stat best`` for the minimum), and both are printed.
+Ratios are taken within one run. A benchmark reports, it never fails on a target: the exit
+status is 0 unless the data is missing (2).
 """
 
 from __future__ import annotations

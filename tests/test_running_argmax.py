@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from mcboost_cli.algorithms.registry import all_algorithms
-from mcboost_cli.learners.forest import _add_label_votes
+from mcboost_cli.learners.forest import DeferredLabelVotes, _add_label_votes
 
 
 def _alphas(rng, kind, n_rounds):
@@ -46,6 +46,32 @@ def test_label_votes_match_naive_argmax_with_ties(K, kind):
                                        > 1))
     if kind != "real":
         assert n_ties > n_rounds * n // 50   # the data does exercise the tie rule
+
+
+@pytest.mark.parametrize("K", [2, 5])
+@pytest.mark.parametrize("kind", ["integer", "signed_integer", "real"])
+def test_batched_rounds_equal_round_by_round(K, kind):
+    """``DeferredLabelVotes`` (the fit loop's batched bookkeeping) gives the scores, argmax
+    and per-round errors of applying each round as it comes, bit for bit, whatever the
+    batch boundaries (full batches, a partial one, flushes at arbitrary rounds)."""
+    rng = np.random.default_rng(7 * K + len(kind))
+    n, n_rounds = 300, 37
+    y = rng.integers(0, K, n).astype(np.int32)
+    scores_a, pred_a = np.zeros((n, K)), np.zeros(n, np.int32)
+    scores_b, pred_b = np.zeros((n, K)), np.zeros(n, np.int32)
+    errors_a = np.full(n_rounds, np.nan)
+    errors_b = np.full(n_rounds, np.nan)
+    deferred = DeferredLabelVotes(n, batch=8)
+    flush_at = {3, 4, 20}                # besides full batches: as checkpoints would
+    for t, alpha in enumerate(_alphas(rng, kind, n_rounds)):
+        vote = rng.integers(0, K, 4).astype(np.int32)[rng.integers(0, 4, n)]
+        errors_a[t] = _add_label_votes(vote, float(alpha), y, scores_a, pred_a) / n
+        if deferred.add(t, vote, float(alpha)) or t in flush_at:
+            deferred.flush(y, scores_b, pred_b, errors_b)
+    deferred.flush(y, scores_b, pred_b, errors_b)
+    assert scores_a.tobytes() == scores_b.tobytes()
+    np.testing.assert_array_equal(pred_a, pred_b)
+    assert errors_a.tobytes() == errors_b.tobytes()
 
 
 def _tie_prone_data(K, seed, n=240, F=4):

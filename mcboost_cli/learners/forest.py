@@ -101,6 +101,76 @@ def _add_label_votes(vote, alpha, y, scores, pred):
 
 
 @njit(cache=True, nogil=True)
+def _add_label_vote_rounds(votes, alphas, n_rounds, y, scores, pred, n_errors):
+    """``_add_label_votes`` of ``n_rounds`` consecutive rounds in one pass over the rows.
+
+    IN: votes (R, n) int32, row r = round r's label of each sample; alphas (R,); the first
+    n_rounds rows are applied, in order. IN/OUT: scores, pred. OUT: n_errors[r] = errors
+    after round r. Each score receives the same additions in the same order as n_rounds calls
+    of ``_add_label_votes``, so every number is the same; but each row of scores is brought
+    into cache once for all the rounds instead of once per round: that row traffic, not the
+    arithmetic, was most of the per-round cost of the bookkeeping (0.2 of 1.3 ms per SAMME
+    round on Letter-16k, 26 classes).
+    """
+    for r in range(n_rounds):
+        n_errors[r] = 0
+    for i in range(scores.shape[0]):
+        p = pred[i]
+        yi = y[i]
+        for r in range(n_rounds):
+            c = votes[r, i]
+            alpha = alphas[r]
+            s = scores[i, c] + alpha
+            scores[i, c] = s
+            if alpha >= 0.0:
+                p = _argmax_after_vote(c, s, p, scores[i, p])
+            else:
+                p = _first_argmax_row(scores, i)
+            if p != yi:
+                n_errors[r] += 1
+        pred[i] = p
+
+
+class DeferredLabelVotes:
+    """Training-set bookkeeping of label votes, applied ``batch`` rounds at a time.
+
+    ``add(t, vote, alpha)`` keeps round t's per-sample labels (rounds come in order);
+    ``flush(y, scores, pred, errors)`` applies the kept rounds with
+    ``_add_label_vote_rounds`` and writes their 0-1 errors to ``errors[t]``. The numbers are
+    those of applying every round at once (``Forest.add_round_votes``); only the moment they
+    are known moves, so a caller flushes before it reads scores, pred or errors.
+    """
+
+    def __init__(self, n_samples: int, batch: int = 8):
+        self.votes = np.zeros((batch, n_samples), np.int32)
+        self.alphas = np.zeros(batch, np.float64)
+        self.n_errors = np.zeros(batch, np.int64)
+        self.first = 0
+        self.count = 0
+
+    def add(self, t: int, vote, alpha: float) -> bool:
+        """Keep round t; returns True when the batch is full (time to flush)."""
+        if self.count == 0:
+            self.first = t
+        elif t != self.first + self.count:
+            raise ValueError(f"round {t} after round {self.first + self.count - 1}")
+        self.votes[self.count] = vote
+        self.alphas[self.count] = alpha
+        self.count += 1
+        return self.count == self.alphas.shape[0]
+
+    def flush(self, y, scores, pred, errors):
+        """Apply the kept rounds; errors[first + r] = their error rates."""
+        if self.count == 0:
+            return
+        _add_label_vote_rounds(self.votes, self.alphas, self.count, y, scores, pred,
+                               self.n_errors)
+        m = self.count
+        errors[self.first:self.first + m] = self.n_errors[:m] / max(scores.shape[0], 1)
+        self.count = 0
+
+
+@njit(cache=True, nogil=True)
 def _add_vector_round(X_binned, feature, threshold, left, offset, leaf_value, y, scores, pred):
     """F(x, .) += v_leaf for every sample; pred = first argmax; returns #errors."""
     n_errors = 0
