@@ -48,6 +48,31 @@ def test_binning_missing_and_categorical():
     assert m.n_bins_.tolist() == [3, 2]
 
 
+@pytest.mark.parametrize("max_bins", [2, 7, 40, 255])
+def test_binning_transform_equals_searchsorted_per_column(max_bins):
+    """The compiled transform (count of edges below, or binary search past 32 edges) maps
+    every value as ``np.searchsorted(edges, x, 'left')`` does, NaN to the missing bin:
+    rounded values, adjacent doubles, infinities, unseen values, C or Fortran order."""
+    rng = np.random.default_rng(max_bins)
+    n, F = 2000, 4
+    X = rng.normal(size=(n, F)) * 100.0
+    X[:, 0] = np.round(X[:, 0] / 10.0)
+    X[:, 1] = 1.0 + rng.integers(0, 5, n) * np.spacing(1.0)
+    X[rng.random(n) < 0.01, 2] = np.inf
+    X[rng.random((n, F)) < 0.05] = np.nan
+    mapper = BinMapper(max_bins=max_bins).fit(X)
+    X_new = np.concatenate([X[:100], rng.normal(size=(300, F)) * 300.0])
+    for Z in (X, X_new, np.asfortranarray(X_new)):
+        want = np.empty(Z.shape, np.uint8)
+        for f, edges in enumerate(mapper.bin_edges_):
+            b = np.searchsorted(edges, Z[:, f], side="left")
+            b[np.isnan(Z[:, f])] = MISSING_BIN
+            want[:, f] = b
+        np.testing.assert_array_equal(mapper.transform(Z), want)
+    with pytest.raises(ValueError, match="fitted on 4 features"):
+        mapper.transform(X[:, :3])
+
+
 def _random_problem(rng):
     n = int(rng.integers(5, 400))
     F = int(rng.integers(1, 6))

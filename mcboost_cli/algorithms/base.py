@@ -8,6 +8,10 @@ learner, appends it to the ``Forest`` and updates the sample weights; it returns
 matrices of the training set and of every evaluation set and records their 0-1 error — so the
 protocol picks the best round on validation (early stopping) and reads the test error at that
 round without refitting, and the same arrays are the papers' training/test-error curves.
+Boosters whose round gives each training sample one label (SAMME, AdaBoost.M1) hand those
+labels over instead (``_train_vote_attr``), and the loop applies them a batch of rounds at a
+time (``forest.DeferredLabelVotes``): the same numbers, with each row of the training scores
+read once per batch; everything is applied before a checkpoint, a shared prefix or the end.
 
 Subclasses implement ``_init_state(X_binned, y, n_bins)`` and ``_boost(t, X_binned, y)``.
 

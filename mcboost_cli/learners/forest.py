@@ -11,7 +11,11 @@ two ways:
 
 ``add_round`` updates running score matrices and their argmax predictions in place and
 returns the number of errors, so a fit records the 0-1 error of every round on every
-evaluation set in one pass, without refitting or re-predicting.
+evaluation set in one pass, without refitting or re-predicting. A label vote raises one column
+per row, so the argmax is updated from the old one (``_argmax_after_vote``, np.argmax's tie
+rule: the lowest class among equal maxima) rather than recomputed. ``DeferredLabelVotes``
+applies several rounds of training-set votes in one pass over the rows, with the same
+numbers.
 """
 
 from __future__ import annotations
