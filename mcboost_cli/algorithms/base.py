@@ -135,8 +135,8 @@ class BaseBoosting(ABC):
     # A booster whose round gives every training sample one label (LABEL_VOTE), known from
     # the grower's partition, names the attribute holding them (n,) after ``_boost``: the
     # loop then applies them to the training scores a batch of rounds at a time
-    # (``forest.DeferredLabelVotes``; same numbers, a third of a SAMME round's bookkeeping
-    # time) instead of calling ``_add_train_round``.
+    # (``forest.DeferredLabelVotes``: the same numbers, each row of the scores read once per
+    # batch instead of once per round) instead of calling ``_add_train_round``.
     _train_vote_attr: str | None = None
 
     def fit(self, X, y, eval_set=None, checkpoint=None, prefix=None):
