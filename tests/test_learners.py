@@ -48,6 +48,31 @@ def test_binning_missing_and_categorical():
     assert m.n_bins_.tolist() == [3, 2]
 
 
+@pytest.mark.parametrize("max_bins", [2, 7, 40, 255])
+def test_binning_transform_equals_searchsorted_per_column(max_bins):
+    """The compiled transform (count of edges below, or binary search past 32 edges) maps
+    every value as ``np.searchsorted(edges, x, 'left')`` does, NaN to the missing bin:
+    rounded values, adjacent doubles, infinities, unseen values, C or Fortran order."""
+    rng = np.random.default_rng(max_bins)
+    n, F = 2000, 4
+    X = rng.normal(size=(n, F)) * 100.0
+    X[:, 0] = np.round(X[:, 0] / 10.0)
+    X[:, 1] = 1.0 + rng.integers(0, 5, n) * np.spacing(1.0)
+    X[rng.random(n) < 0.01, 2] = np.inf
+    X[rng.random((n, F)) < 0.05] = np.nan
+    mapper = BinMapper(max_bins=max_bins).fit(X)
+    X_new = np.concatenate([X[:100], rng.normal(size=(300, F)) * 300.0])
+    for Z in (X, X_new, np.asfortranarray(X_new)):
+        want = np.empty(Z.shape, np.uint8)
+        for f, edges in enumerate(mapper.bin_edges_):
+            b = np.searchsorted(edges, Z[:, f], side="left")
+            b[np.isnan(Z[:, f])] = MISSING_BIN
+            want[:, f] = b
+        np.testing.assert_array_equal(mapper.transform(Z), want)
+    with pytest.raises(ValueError, match="fitted on 4 features"):
+        mapper.transform(X[:, :3])
+
+
 def _random_problem(rng):
     n = int(rng.integers(5, 400))
     F = int(rng.integers(1, 6))
@@ -256,3 +281,31 @@ def test_forest_round_updates_match_dense_recomputation():
             np.testing.assert_allclose(scores, ref, rtol=0, atol=1e-12)
             np.testing.assert_array_equal(pred, np.argmax(ref, axis=1))
             assert n_err == int((np.argmax(ref, axis=1) != y).sum())
+
+
+def test_workspace_counts_root_bins_of_each_array():
+    """A workspace counts the root's bins once per binned array (``count_bins``): reused on
+    another array with other values, it recounts, and grows the tree a fresh workspace
+    grows; the counts it keeps equal a recount."""
+    rng = np.random.default_rng(5)
+    n, F, K = 300, 3, 3
+    X_a = rng.integers(0, 4, (n, F)).astype(np.uint8)
+    X_b = X_a.copy()
+    X_b[: n // 2] = 3               # other values: the counts of X_a would be wrong for X_b
+    y = rng.integers(0, K, n).astype(np.int32)
+    w = rng.random(n)
+    n_bins = np.full(F, 4, np.int32)
+
+    def tree(ws, X):
+        m = grow_tree(ws, X, y, n_bins, CRITERION_GINI, weight=w)
+        return (ws.feature[:m].copy(), ws.threshold[:m].copy(), ws.left[:m].copy(),
+                ws.node_count[:m].copy(), ws.node_sum[:m].copy())
+
+    reused = TreeWorkspace(n, F, 4, K, 3)
+    tree(reused, X_a)
+    got = tree(reused, X_b)
+    want = tree(TreeWorkspace(n, F, 4, K, 3), X_b)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+    expected = np.stack([np.bincount(X_b[:, f], minlength=4) for f in range(F)])
+    np.testing.assert_array_equal(reused.root_count, expected)

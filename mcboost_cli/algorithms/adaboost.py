@@ -84,6 +84,9 @@ class _LabelTreeBoosting(BaseBoosting):
 
     param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS)
     test_params = {"n_rounds": 15, "max_depth": 2}
+    # _leaf_labels_and_error fills _vote (each training sample's label of the round) from the
+    # grower's partition; the fit loop applies it to the training scores.
+    _train_vote_attr = "_vote"
 
     def __init__(self, n_rounds=100, max_depth=3, max_bins=255):
         self.n_rounds = n_rounds
@@ -104,10 +107,6 @@ class _LabelTreeBoosting(BaseBoosting):
 
     def _free_state(self):
         del self._w, self._miss, self._vote, self._ws, self._leaf_label
-
-    def _add_train_round(self, t, X_binned, y, scores, pred):
-        # _leaf_labels_and_error of this round filled _vote from the grower's partition.
-        return self.forest_.add_round_votes(t, self._vote, y, scores, pred)
 
     def _boost(self, t, X_binned, y):
         ws = self._ws

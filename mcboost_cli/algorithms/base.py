@@ -8,6 +8,10 @@ learner, appends it to the ``Forest`` and updates the sample weights; it returns
 matrices of the training set and of every evaluation set and records their 0-1 error — so the
 protocol picks the best round on validation (early stopping) and reads the test error at that
 round without refitting, and the same arrays are the papers' training/test-error curves.
+Boosters whose round gives each training sample one label (SAMME, AdaBoost.M1) hand those
+labels over instead (``_train_vote_attr``), and the loop applies them a batch of rounds at a
+time (``forest.DeferredLabelVotes``): the same numbers, with each row of the training scores
+read once per batch; everything is applied before a checkpoint, a shared prefix or the end.
 
 Subclasses implement ``_init_state(X_binned, y, n_bins)`` and ``_boost(t, X_binned, y)``.
 
@@ -47,6 +51,7 @@ import numpy as np
 
 from .._dtypes import SCORE_DTYPE, Y_DTYPE
 from ..learners.binning import Binned, BinMapper
+from ..learners.forest import DeferredLabelVotes
 
 
 class RoundOutcome(Enum):
@@ -127,6 +132,12 @@ class BaseBoosting(ABC):
     # ``_prefix_reached()``, and the attributes ``_init_state`` derives from them.
     _prefix_free_params: tuple[str, ...] = ()
     _prefix_derived_attrs: tuple[str, ...] = ()
+    # A booster whose round gives every training sample one label (LABEL_VOTE), known from
+    # the grower's partition, names the attribute holding them (n,) after ``_boost``: the
+    # loop then applies them to the training scores a batch of rounds at a time
+    # (``forest.DeferredLabelVotes``: the same numbers, each row of the scores read once per
+    # batch instead of once per round) instead of calling ``_add_train_round``.
+    _train_vote_attr: str | None = None
 
     def fit(self, X, y, eval_set=None, checkpoint=None, prefix=None):
         """Fit the booster and record per-round 0-1 errors.
@@ -179,6 +190,13 @@ class BaseBoosting(ABC):
             state = checkpoint.load(fingerprint)
             if state is not None:
                 kept = self._restore(state, scores, preds, errors)
+        deferred = (DeferredLabelVotes(X_binned.shape[0]) if self._train_vote_attr else None)
+
+        def flush_train_votes():
+            # Scores, preds and training errors are complete up to the last kept round.
+            if deferred is not None:
+                deferred.flush(y_code, scores[0], preds[0], errors[0])
+
         self.prefix_rounds_ = 0
         self._prefix_cb = None
         if prefix is not None and self._prefix_free_params:
@@ -192,6 +210,7 @@ class BaseBoosting(ABC):
 
             def save_prefix():
                 # ``kept`` is read when the subclass reaches the end of the shared part.
+                flush_train_votes()
                 prefix.save(prefix_fp, self._snapshot(kept, scores, preds, errors))
             self._prefix_cb = save_prefix
         for t in range(kept, n_rounds):
@@ -200,6 +219,11 @@ class BaseBoosting(ABC):
                 self.forest_.truncate(t)
                 break
             for s, (Xs, ys) in enumerate(sets):
+                if s == 0 and deferred is not None:
+                    if deferred.add(t, getattr(self, self._train_vote_attr),
+                                    self.forest_.alpha[t]):
+                        flush_train_votes()
+                    continue
                 if s == 0:
                     n_err = self._add_train_round(t, Xs, ys, scores[0], preds[0])
                 else:
@@ -209,7 +233,9 @@ class BaseBoosting(ABC):
             if outcome is RoundOutcome.STOP_AFTER:
                 break
             if checkpoint is not None and checkpoint.due():
+                flush_train_votes()
                 checkpoint.save(fingerprint, self._snapshot(kept, scores, preds, errors))
+        flush_train_votes()
         # kept == 0 is a legitimate outcome (e.g. AdaBoost.M1 whose first tree has weighted
         # error >= 1/2 aborts with T = 0): the ensemble is empty, its scores are all zero.
         self.n_rounds_ = kept

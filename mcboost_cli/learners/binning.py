@@ -16,8 +16,44 @@ the training edges, so nothing about them leaks into the learner.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from .._dtypes import MAX_BINS, MISSING_BIN, X_BINNED_DTYPE, X_DTYPE
+
+# Up to this many edges a feature's bin is found by counting the edges below the value (a
+# fixed-length loop without data-dependent branches); beyond it, by binary search.
+_LINEAR_EDGES = 32
+
+
+@njit(cache=True, nogil=True)
+def _bin_rows(X, edges, n_edges, out):
+    """out[i, f] = searchsorted(edges[f, :n_edges[f]], X[i, f], 'left'); MISSING_BIN for NaN.
+
+    Both searches return the number of edges below x, which is numpy's
+    ``searchsorted(side='left')`` on sorted, NaN-free edges. One pass over the rows replaces
+    one ``searchsorted`` per (strided) column: binning was 5% of a SAMME ``fit(X, y)``.
+    """
+    for i in range(X.shape[0]):
+        for f in range(X.shape[1]):
+            x = X[i, f]
+            if np.isnan(x):
+                out[i, f] = MISSING_BIN
+                continue
+            m = n_edges[f]
+            if m <= _LINEAR_EDGES:
+                below = 0
+                for j in range(m):
+                    below += np.int64(edges[f, j] < x)
+            else:
+                below = 0
+                hi = m
+                while below < hi:
+                    mid = (below + hi) >> 1
+                    if edges[f, mid] < x:
+                        below = mid + 1
+                    else:
+                        hi = mid
+            out[i, f] = below
 
 
 class BinMapper:
@@ -80,14 +116,18 @@ class BinMapper:
 
     def transform(self, X) -> np.ndarray:
         """Binned copy of X, C-contiguous uint8 of shape (n_samples, n_features)."""
-        X = np.asarray(X, dtype=X_DTYPE)
+        X = np.ascontiguousarray(X, dtype=X_DTYPE)
+        n_features = len(self.bin_edges_)
+        if X.ndim != 2 or X.shape[1] != n_features:
+            raise ValueError(f"X has shape {X.shape}; the bins were fitted on {n_features} "
+                             "features")
+        n_edges = np.array([e.size for e in self.bin_edges_], dtype=np.int64)
+        edges = np.zeros((n_features, max(int(n_edges.max(initial=0)), 1)), dtype=X_DTYPE)
+        for f, e in enumerate(self.bin_edges_):
+            edges[f, :e.size] = e
         out = np.empty(X.shape, dtype=X_BINNED_DTYPE)
-        for f, edges in enumerate(self.bin_edges_):
-            col = X[:, f]
-            b = np.searchsorted(edges, col, side="left")
-            b[np.isnan(col)] = MISSING_BIN
-            out[:, f] = b
-        return np.ascontiguousarray(out)
+        _bin_rows(X, edges, n_edges, out)
+        return out
 
     def fit_transform(self, X) -> np.ndarray:
         return self.fit(X).transform(X)
