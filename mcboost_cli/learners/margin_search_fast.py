@@ -951,7 +951,7 @@ def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap
 @njit(cache=True, nogil=True)
 def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, top_lab, kcap,
                 c, hi, eps, floor, K, bufs, jS0, jQ0, jval, jeps, jdone, jD, mins, mtab, lub,
-                walk):
+                walk, whole_set):
     """Best label (max of g; ties: larger corner key, then the lower label) of a candidate family:
     mode MODE_LEFT ("k on S_left(t)"), MODE_SPLIT ("lab_fixed on S_left, k on S_right") or
     MODE_ALL ("k on S"). Labels whose bound cannot reach max(floor, best) are skipped; when all
@@ -959,7 +959,11 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
 
     ``lub[k]``: in, an upper bound of label k's maximum known beforehand (+inf: none; it
     only tightens the labels' bounds); out, the tightest upper bound of each label's maximum
-    found here (its exact maximum for the returned label)."""
+    found here (its exact maximum for the returned label).
+
+    ``walk``: the walk bound's switch, kink lists and per-label scratch (``margin_bound_walk``);
+    ``whole_set``: kcap equals the family's number of members, so the bottom set is all of
+    them and the walk's maximum is exact (no scan at all)."""
     S0, read, v0 = _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items,
                                top_lab, kcap, jQ0, jval, jeps, jS0, jD)
     # Bracketing by doubling pays when the relevant prefix is short; when it already holds
@@ -999,6 +1003,7 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
             if _rising(S0, jQ0[k], kcap, c, 0.0):
                 u, kal[k] = walk_bound(kg, kq, nk, items[8], f, t, lab_fixed, k, mode, kcap,
                                        readk, S0, rcnt[k], c, hi)
+                rcnt[k] = u             # (the count is used; keep the walk's maximum)
                 u += 1e-9 * (1.0 + abs(u))
                 if u < jval[k]:
                     jval[k] = u
@@ -1041,7 +1046,11 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
                               hi, S0, jQ0[kk], 4 * read < Lp, jS0[kk], ref_v, v0, bufs, mins,
                               mtab, jeps[kk], True)
                 pre = v < ref_v - OBJ_TIE_EPS * (1.0 + abs(ref_v))
-            if not pre:
+            if use_walk and whole_set:
+                # kcap is the number of members: the bottom set is all of them, so S is U
+                # and the walk's maximum is the exact one.
+                v = rcnt[kk]
+            elif not pre:
                 v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, items, kcap, c,
                               hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs, mins, mtab,
                               jeps[kk], False, kal[kk] if use_walk and WALK_FIRST else -1.0)
@@ -1186,7 +1195,7 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
             lub[k] = INF
         k_single, _, _ = _pick_label(order_m, L, X, 0, 0, 0, MODE_ALL, scores, y, margin,
                                      items, top_lab, kS, c, hi, eps, -INF, K, bufs, jS0, jQ0,
-                                     jval, jeps, jdone, jD, mins, mtab, lub, walk)
+                                     jval, jeps, jdone, jD, mins, mtab, lub, walk, kS == nS)
     # Valid thresholds.
     for f in range(F):
         for b in range(B):
@@ -1388,7 +1397,7 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
                 split_floor = True
         kl, vl, _ = _pick_label(order_m, L, X, f, t, 0, MODE_LEFT, scores, y, margin, items,
                                 top_lab, kL, c, hi, eps, fl7, K, bufs, jS0, jQ0, jval,
-                                jeps, jdone, jD, mins, mtab, lub, walk)
+                                jeps, jdone, jD, mins, mtab, lub, walk, kL == nl)
         if split_floor and (kl < 0 or vl < fl7):
             # Every label's maximum (or the bound that stopped its search) is below the best
             # split; vl is then not an exact maximum, so cut 2 records only the bounds.
@@ -1402,7 +1411,7 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
                 lub[k] = INF
             kl, vl, _ = _pick_label(order_m, L, X, f, t, 0, MODE_LEFT, scores, y, margin,
                                     items, top_lab, kL, c, hi, eps, -INF, K, bufs, jS0, jQ0,
-                                    jval, jeps, jdone, jD, mins, mtab, lub, walk)
+                                    jval, jeps, jdone, jD, mins, mtab, lub, walk, kL == nl)
         if cuts & 2 and same_k:
             lb_left[f, t] = vl
             for k in range(K):
@@ -1417,7 +1426,7 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
             lub[k] = INF
         kr, v, e = _pick_label(order_m, L, X, f, t, kl, MODE_SPLIT, scores, y, margin, items,
                                top_lab, kS, c, hi, eps, floor, K, bufs, jS0, jQ0, jval, jeps,
-                               jdone, jD, mins, mtab, lub, walk)
+                               jdone, jD, mins, mtab, lub, walk, kS == nS)
         if kr < 0:
             continue
         # Line 13: (maximum, corner key), then the first (feature, threshold).
