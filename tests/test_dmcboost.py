@@ -308,9 +308,10 @@ def test_phase2_tree_equals_brute_force(eps, grouping):
         ws = ZeroOneWorkspace(n, X.shape[1], X.max() + 1, K, depth)
         nodes, vote = nz.grow_tree_naive(X, y, n_bins, scores, depth, phase="margin", c=c,
                                          nprime=nprime, eps=eps)
-        for cuts in (0, 3):
+        for cuts, walk in ((0, False), (3, False), (7, True)):
             m = grow_margin_tree(ws, X, y, n_bins, scores, c, nprime, OBJ_BOTTOM_AVG,
-                                 False, eps, grouping=grouping, bound_cuts=cuts)
+                                 False, eps, grouping=grouping, bound_cuts=cuts,
+                                 walk_bound=walk)
             same_tree(ws, m, nodes, vote)
 
 
@@ -533,7 +534,8 @@ def test_phase2_min_tables_give_the_scans_trees(eps):
 def test_phase2_candidate_cuts_give_the_same_trees(eps):
     # The cuts between candidates (``bound_cuts``: line 9 skipped when line 7's maximum is
     # below the best split; line 7's maxima bounding each other across a feature's
-    # thresholds) only drop work that cannot change the result: every combination must grow
+    # thresholds; line 7 floored at the best split) and the bottom set's walk bound
+    # (``walk_bound``) only drop work that cannot change the result: every combination must grow
     # the tree of the plain search, per example and grouped, with n' = 1 (min tables), small
     # and large n', ties (integer scores) and without, on states large enough for the cuts to
     # fire (many thresholds with at least n' examples on the left).
@@ -547,11 +549,12 @@ def test_phase2_candidate_cuts_give_the_same_trees(eps):
         nprime = [1, max(1, n // 10), int(rng.integers(1, n // 3)), n][it % 4]
         for grouping in ("off", "on"):
             trees = []
-            for cuts in (0, 1, 2, 3):
+            for cuts, walk in ((0, False), (1, False), (2, False), (3, False), (7, False),
+                               (0, True), (4, True), (7, True)):
                 ws = ZeroOneWorkspace(n, F, nb, K, depth)
                 m = grow_margin_tree(ws, X, y, np.full(F, nb, np.int32), scores, c,
                                      nprime, OBJ_BOTTOM_AVG, False, eps,
-                                     grouping=grouping, bound_cuts=cuts)
+                                     grouping=grouping, bound_cuts=cuts, walk_bound=walk)
                 trees.append((m, ws.feature[:m].copy(), ws.threshold[:m].copy(),
                               ws.node_label[:m].copy(), ws.vote.copy()))
             for other in trees[1:]:

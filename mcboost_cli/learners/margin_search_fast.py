@@ -19,7 +19,10 @@ fast node search of ``margin_tree``.
   for ties;
 * examples with equal label and score row are treated as one item with a multiplicity
   (``group_rows``, ``_node_groups``, ``_item``);
-* with n' = 1 each evaluation is O(1) from per-(feature, bin, label) minima (``_min_tables``).
+* with n' = 1 each evaluation is O(1) from per-(feature, bin, label) minima (``_min_tables``);
+* otherwise (on examples) each label is first bounded by its bottom set's own maximum, walked
+  over that set's kinks (``margin_bound_walk``): a label whose bound cannot reach the best
+  value found is not searched, and an exact search starts probing where that bound peaks.
 
 References
 ----------
@@ -32,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .margin_bound_walk import bottom_counts, kink_lists, walk_bound
 from .line_search import (
     INF,
     OBJ_TIE_EPS,
@@ -47,6 +51,9 @@ from .line_search import (
 # A label's pre-search (``_pick_label``) runs on the first PREFIX_MULT x (items with margin
 # <= v0) of the node in margin order: an upper bound of the node's S, cheaper to scan.
 PREFIX_MULT = 2
+# With the walk bound, also run the prefix pre-search before a label's exact search.
+PRESEARCH_WITH_WALK = False
+WALK_FIRST = True
 
 MODE_LEFT = 0      # members: bin <= t, voted label a
 MODE_SPLIT = 1     # members: all, voted a (bin <= t) or b
@@ -604,7 +611,7 @@ def _two_line_bound(P0, q0, P1, q1, a, kcap, c):
 
 @njit(cache=True, nogil=True)
 def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c, hi, S0, Q0,
-              double, x_hint, floor, v0, bufs, mins, mtab, fall, whole):
+              double, x_hint, floor, v0, bufs, mins, mtab, fall, whole, a_first=-1.0):
     """Exact maximum of g over [0, hi] for a candidate that rises at 0 (right slope Q0 at
     S(0) = S0): bracket by doubling, then intersect the pieces of S at the bracket's ends
     (as ``line_search.max_bottom_avg_exact``). Returns the maximum — or, as soon as the
@@ -648,6 +655,11 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c
     q0 = Q0
     hinted = 0.0 < x_hint < hi
     a = x_hint if hinted else (hi / 1024.0 if double else hi)
+    if 0.0 < a_first < hi:
+        # A first probe where a tight bound of S peaks (``margin_bound_walk``): S's own
+        # maximiser is usually there or close by.
+        hinted = False
+        a = a_first
     while True:
         if a >= hi:
             a = hi
@@ -938,7 +950,8 @@ def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap
 
 @njit(cache=True, nogil=True)
 def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, top_lab, kcap,
-                c, hi, eps, floor, K, bufs, jS0, jQ0, jval, jeps, jdone, jD, mins, mtab, lub):
+                c, hi, eps, floor, K, bufs, jS0, jQ0, jval, jeps, jdone, jD, mins, mtab, lub,
+                walk, whole_set):
     """Best label (max of g; ties: larger corner key, then the lower label) of a candidate family:
     mode MODE_LEFT ("k on S_left(t)"), MODE_SPLIT ("lab_fixed on S_left, k on S_right") or
     MODE_ALL ("k on S"). Labels whose bound cannot reach max(floor, best) are skipped; when all
@@ -946,7 +959,11 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
 
     ``lub[k]``: in, an upper bound of label k's maximum known beforehand (+inf: none; it
     only tightens the labels' bounds); out, the tightest upper bound of each label's maximum
-    found here (its exact maximum for the returned label)."""
+    found here (its exact maximum for the returned label).
+
+    ``walk``: the walk bound's switch, kink lists and per-label scratch (``margin_bound_walk``);
+    ``whole_set``: kcap equals the family's number of members, so the bottom set is all of
+    them and the walk's maximum is exact (no scan at all)."""
     S0, read, v0 = _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items,
                                top_lab, kcap, jQ0, jval, jeps, jS0, jD)
     # Bracketing by doubling pays when the relevant prefix is short; when it already holds
@@ -977,6 +994,19 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
         jval[k] = ub + 1e-9 * (1.0 + abs(ub))
         if lub[k] < jval[k]:
             jval[k] = lub[k]
+    use_walk, kg, kq, nk, rcnt, kal = walk
+    if use_walk:
+        # The bottom set's own bound (``margin_bound_walk``): tight where the set barely
+        # changes, and it reads only the kinks below its maximiser.
+        readk = bottom_counts(items[6], items[8], f, t, lab_fixed, mode, L, kcap, rcnt)
+        for k in range(K):
+            if _rising(S0, jQ0[k], kcap, c, 0.0):
+                u, kal[k] = walk_bound(kg, kq, nk, items[8], f, t, lab_fixed, k, mode, kcap,
+                                       readk, S0, rcnt[k], c, hi)
+                rcnt[k] = u             # (the count is used; keep the walk's maximum)
+                u += 1e-9 * (1.0 + abs(u))
+                if u < jval[k]:
+                    jval[k] = u
     best_k = -1
     best_v = -INF
     best_e = -INF
@@ -1011,15 +1041,19 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
             # proves this label cannot win; most labels end so (ALGORITHMS.md, "Speed").
             v = -INF
             pre = False
-            if ref_v > -INF and Lp < L and not mins:
+            if ref_v > -INF and Lp < L and not mins and (PRESEARCH_WITH_WALK or not use_walk):
                 v = _cand_max(order_m, Lp, X, f, t, la, kk, mode, scores, y, items, kcap, c,
                               hi, S0, jQ0[kk], 4 * read < Lp, jS0[kk], ref_v, v0, bufs, mins,
                               mtab, jeps[kk], True)
                 pre = v < ref_v - OBJ_TIE_EPS * (1.0 + abs(ref_v))
-            if not pre:
+            if use_walk and whole_set:
+                # kcap is the number of members: the bottom set is all of them, so S is U
+                # and the walk's maximum is the exact one.
+                v = rcnt[kk]
+            elif not pre:
                 v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, items, kcap, c,
                               hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs, mins, mtab,
-                              jeps[kk], False)
+                              jeps[kk], False, kal[kk] if use_walk and WALK_FIRST else -1.0)
         else:
             v = g0                      # a corner: the maximum is at alpha = 0
         lub[kk] = v if v < ub_k else ub_k
@@ -1104,7 +1138,7 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
                             nprime, hi, eps, need_single, grouped, gid, loc, rep, gcnt, gmargin,
                             cum, order_m, bufs, nbin, valid, qbin, tbin, ubt, cand_f, cand_t,
                             jS0, jQ0, jval, jeps, jdone, jD, sm, sy, sw, sx, heap, mtab,
-                            min_tables, ubr, cut, cuts):
+                            min_tables, ubr, cut, cuts, walk):
     """``margin_search_exhaustive._best_split_phase2`` for the bottom-n' average,
     unconstrained (see the module docstring); with ``grouped`` the node's examples are handled
     as groups of interchangeable examples (``gid``: each example's group), which gives the
@@ -1121,7 +1155,10 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     S_left(t') for t < t' (same n'), so label k's left maximum does not increase with t:
     line 7 at t takes the maxima found at larger thresholds of the same feature as a floor
     and the bounds found at smaller ones as label bounds (with both bits, a candidate whose
-    labels' bounds are all below the best split is skipped before line 7)."""
+    labels' bounds are all below the best split is skipped before line 7); 4, by relation 1,
+    line 7 is searched only for labels that can reach the best split, and the split is
+    skipped when none can (``walk``: the walk bound's lists and scratch, see
+    ``margin_tree._run``)."""
     lb_left, ub_left, lub = cut
     F = X.shape[1]
     K = jS0.shape[0]
@@ -1147,13 +1184,18 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     mins = min_tables and nprime == 1
     if mins:
         _min_tables(X, sample_index, start, end, y, scores, margin, mtab)
+    walk_on, kg, kq, nk, rcnt, kal = walk
+    walk_on = walk_on and not grouped and not mins
+    if walk_on:
+        kink_lists(sm, sy, sw, L, kg, kq, nk, INF)
+    walk = (walk_on, kg, kq, nk, rcnt, kal)
     k_single = 0
     if need_single:
         for k in range(K):
             lub[k] = INF
         k_single, _, _ = _pick_label(order_m, L, X, 0, 0, 0, MODE_ALL, scores, y, margin,
                                      items, top_lab, kS, c, hi, eps, -INF, K, bufs, jS0, jQ0,
-                                     jval, jeps, jdone, jD, mins, mtab, lub)
+                                     jval, jeps, jdone, jD, mins, mtab, lub, walk, kS == nS)
     # Valid thresholds.
     for f in range(F):
         for b in range(B):
@@ -1343,16 +1385,33 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
                         mx = lub[k]
                 if mx < best_v - 1e-9 * (1.0 + abs(best_v)) - OBJ_TIE_EPS * (1.0 + abs(best_v)):
                     continue
+        # Cut 4: with n' members on the left the split's maximum is at most its line-7
+        # maximum (cut 1's relation), so line 7 only needs labels that can reach the best
+        # split; when none can, neither can the split.
+        fl7 = fl_left
+        split_floor = False
+        if cuts & 4 and same_k and found:
+            bf7 = best_v - 1e-9 * (1.0 + abs(best_v))
+            if bf7 > fl7:
+                fl7 = bf7
+                split_floor = True
         kl, vl, _ = _pick_label(order_m, L, X, f, t, 0, MODE_LEFT, scores, y, margin, items,
-                                top_lab, kL, c, hi, eps, fl_left, K, bufs, jS0, jQ0, jval,
-                                jeps, jdone, jD, mins, mtab, lub)
+                                top_lab, kL, c, hi, eps, fl7, K, bufs, jS0, jQ0, jval,
+                                jeps, jdone, jD, mins, mtab, lub, walk, kL == nl)
+        if split_floor and (kl < 0 or vl < fl7):
+            # Every label's maximum (or the bound that stopped its search) is below the best
+            # split; vl is then not an exact maximum, so cut 2 records only the bounds.
+            if cuts & 2:
+                for k in range(K):
+                    ub_left[f, t, k] = lub[k]
+            continue
         if kl < 0:
             # Not reached (the winner's maximum is above fl_left); kept for safety.
             for k in range(K):
                 lub[k] = INF
             kl, vl, _ = _pick_label(order_m, L, X, f, t, 0, MODE_LEFT, scores, y, margin,
                                     items, top_lab, kL, c, hi, eps, -INF, K, bufs, jS0, jQ0,
-                                    jval, jeps, jdone, jD, mins, mtab, lub)
+                                    jval, jeps, jdone, jD, mins, mtab, lub, walk, kL == nl)
         if cuts & 2 and same_k:
             lb_left[f, t] = vl
             for k in range(K):
@@ -1367,7 +1426,7 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
             lub[k] = INF
         kr, v, e = _pick_label(order_m, L, X, f, t, kl, MODE_SPLIT, scores, y, margin, items,
                                top_lab, kS, c, hi, eps, floor, K, bufs, jS0, jQ0, jval, jeps,
-                               jdone, jD, mins, mtab, lub)
+                               jdone, jD, mins, mtab, lub, walk, kS == nS)
         if kr < 0:
             continue
         # Line 13: (maximum, corner key), then the first (feature, threshold).

@@ -54,7 +54,7 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
           sa, sc, nbin, valid, tsa, tsc, tsd, lab_mark, acc_a,
           margin, order, binpos, p, s, w, buf, inc, dec, jval, cand_f, cand_t, ubt, top_lab,
           grouped, gid, loc, rep, gcnt, gmargin, cum, vbuf, sbuf, vtmp, wbuf, tmpw,
-          sm, sy, sw, sx, cand_heap, mtab, min_tables, ubr, cut, cuts):
+          sm, sy, sw, sx, cand_heap, mtab, min_tables, ubr, cut, cuts, walk):
     n_nodes, top = start_tree(X.shape[0], sample_index, feature, left, right, node_start,
                               node_end, node_depth, stack)
     node_label[0] = 0
@@ -71,7 +71,7 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
                 eps, nd == 0, grouped, gid, loc, rep, gcnt, gmargin, cum, order,
                 (vbuf, sbuf, wbuf, vtmp, tmpw), nbin, valid, sa, sc, ubt, cand_f, cand_t, tsa, tsc,
                 jval, tsd, lab_mark, acc_a, sm, sy, sw, sx, cand_heap, mtab, min_tables,
-                ubr, cut, cuts)
+                ubr, cut, cuts, walk)
         else:
             found, bf, bt, kl, kr, k_single = _best_split_phase2(
                 X, sample_index, start, end, n_bins, y, scores, margin, c, nprime, hi, phase,
@@ -92,7 +92,7 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
 
 def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprime,
                      objective=OBJ_BOTTOM_AVG, constrain=False, eps=0.0, grouping="auto",
-                     min_tables=True, bound_cuts=3):
+                     min_tables=True, bound_cuts=7, walk_bound=True):
     """Grow a Phase II tree maximising the margin objective (bottom-n' average or, for
     ``OBJ_ORDER`` with K = 2, the n'-th smallest margin) of the ensemble with training scores
     ``scores`` and total weight ``c``. ``constrain`` keeps each node's line search inside the
@@ -112,8 +112,14 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
 
     ``bound_cuts`` (bits, the bottom-n' average only): relations between candidates that skip
     work — 1: line 9 of a split whose line-7 maximum is below the best split; 2: line 7's
-    maxima bound each other across the thresholds of a feature (``_best_split_phase2_fast``).
-    The same trees with any value (0: without them, for the tests)."""
+    maxima bound each other across the thresholds of a feature; 4: line 7 only searches the
+    labels that can reach the best split, and the split is skipped when none can
+    (``_best_split_phase2_fast``). The same trees with any value (0: without them, for the
+    tests).
+
+    ``walk_bound`` (the bottom-n' average on examples, n' > 1): each label's search is first
+    bounded by its bottom set's own maximum (``margin_bound_walk``), and the exact search
+    starts at that bound's maximiser. The same trees (False: without, for the tests)."""
     unnormalised_margins(scores, y, ws.margin)
     top_labels(scores, y, ws.top_lab)
     hi = 2.0 * c + 1.0
@@ -135,11 +141,12 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
         if ws.mtab.shape[1:3] != (F, B):
             ws.mtab = np.zeros((4, F, B, ws.n_classes), np.float64)
     return _run(ws, X_binned, y, n_bins, scores, objective, float(c), int(nprime), hi,
-                bool(constrain), float(eps), grouped, min_tables, int(bound_cuts))
+                bool(constrain), float(eps), grouped, min_tables, int(bound_cuts),
+                bool(walk_bound))
 
 
 def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
-         grouped=False, min_tables=False, cuts=0):
+         grouped=False, min_tables=False, cuts=0, walk_bound=True):
     if ws.sx.dtype != X_binned.dtype:
         ws.sx = np.zeros(ws.sx.shape, X_binned.dtype)
     # Scratch of the candidates' cuts (``_best_split_phase2_fast``), allocated on first use.
@@ -149,6 +156,14 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
         cut = (np.zeros((F, B), np.float64), np.zeros((F, B, ws.n_classes), np.float64),
                np.zeros(ws.n_classes, np.float64))
         ws.p2_cut = cut
+    # The kink lists of the walk bound (``margin_bound_walk``), allocated on first use.
+    n, K = ws.sw.shape
+    kl = getattr(ws, "p2_walk", None)
+    if kl is None or kl[0].shape != (K, n):
+        kl = (np.zeros((K, n), np.float64), np.zeros((K, n), np.int32),
+              np.zeros(K, np.int64), np.zeros(K, np.float64), np.zeros(K, np.float64))
+        ws.p2_walk = kl
+    walk = (bool(walk_bound),) + kl
     _grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth,
           ws.sample_index, ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right,
           ws.node_label, ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote,
@@ -157,5 +172,5 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
           ws.margin, ws.order, ws.binpos, ws.p, ws.s, ws.w, ws.buf, ws.inc, ws.dec, ws.jval,
           ws.cand_f, ws.cand_t, ws.ubt, ws.top_lab, grouped, ws.gid, ws.loc, ws.rep,
           ws.gcnt, ws.gmargin, ws.cum, ws.vbuf, ws.sbuf, ws.vtmp, ws.wbuf, ws.tmpw,
-          ws.sm, ws.sy, ws.sw, ws.sx, ws.cand_heap, ws.mtab, min_tables, ws.ubr, cut, cuts)
+          ws.sm, ws.sy, ws.sw, ws.sx, ws.cand_heap, ws.mtab, min_tables, ws.ubr, cut, cuts, walk)
     return int(ws.n_nodes[0])
