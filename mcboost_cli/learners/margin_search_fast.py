@@ -58,6 +58,8 @@ WALK_FIRST = True
 MODE_LEFT = 0      # members: bin <= t, voted label a
 MODE_SPLIT = 1     # members: all, voted a (bin <= t) or b
 MODE_ALL = 2       # members: all, voted a
+MODE_POS = 3       # members: the node positions listed in order_m[:L], voted a (a compacted
+                   # MODE_LEFT: S_left's positions, so its scans skip S_right)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -272,7 +274,7 @@ def _tied_slopes(need, r_m1, r_0, l_p1, l_0, slope_l, slope_r):
 
 
 @njit(cache=True, nogil=True)
-def _scan_examples(f, t, lab_a, lab_b, mode, items, L, kcap, alpha, ucap, bufs):
+def _scan_examples(f, t, lab_a, lab_b, mode, items, L, kcap, alpha, ucap, bufs, order_m):
     """``_scan`` without groups: each item is one example with at most one entry, so the
     loop is written without data-dependent branches (the member test, the label's piece and
     the keep test are selects; an entry is written at cnt and kept by advancing cnt), which
@@ -288,7 +290,10 @@ def _scan_examples(f, t, lab_a, lab_b, mode, items, L, kcap, alpha, ucap, bufs):
     seen = 0
     umax = -INF
     bound = INF
-    for q in range(L):
+    for j in range(L):
+        # MODE_POS reads the listed positions (all members, voted lab_a): the same entries
+        # in the same order as MODE_LEFT reading every position and skipping S_right.
+        q = order_m[j] if mode == MODE_POS else j
         mi = sm[q]
         d = mi - alpha
         if mi > bound or d > ucap or (seen >= kcap and d > umax):
@@ -375,7 +380,8 @@ def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, alpha
     serves both sides of a kink."""
     grouped = items[0]
     if not grouped:
-        return _scan_examples(f, t, lab_a, lab_b, mode, items, L, kcap, alpha, ucap, bufs)
+        return _scan_examples(f, t, lab_a, lab_b, mode, items, L, kcap, alpha, ucap, bufs,
+                              order_m)
     sm = items[5]
     sy = items[6]
     sw = items[7]
@@ -994,7 +1000,8 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
         jval[k] = ub + 1e-9 * (1.0 + abs(ub))
         if lub[k] < jval[k]:
             jval[k] = lub[k]
-    use_walk, kg, kq, nk, rcnt, kal = walk
+    use_walk, kg, kq, nk, rcnt, kal, cpos = walk
+    n_pos = -1                          # S_left's positions not listed yet
     if use_walk:
         # The bottom set's own bound (``margin_bound_walk``): tight where the set barely
         # changes, and it reads only the kinks below its maximiser.
@@ -1050,6 +1057,18 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
                 # kcap is the number of members: the bottom set is all of them, so S is U
                 # and the walk's maximum is the exact one.
                 v = rcnt[kk]
+            elif use_walk and mode == MODE_LEFT:
+                # S_left's positions, listed once per pick: its scans then skip S_right.
+                if n_pos < 0:
+                    n_pos = 0
+                    sx = items[8]
+                    for q in range(L):
+                        if sx[f, q] <= t:
+                            cpos[n_pos] = q
+                            n_pos += 1
+                v = _cand_max(cpos, n_pos, X, f, t, la, kk, MODE_POS, scores, y, items, kcap,
+                              c, hi, S0, jQ0[kk], 4 * read < L, jS0[kk], ref_v, v0, bufs,
+                              mins, mtab, jeps[kk], False, kal[kk] if WALK_FIRST else -1.0)
             elif not pre:
                 v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, items, kcap, c,
                               hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs, mins, mtab,
@@ -1184,11 +1203,11 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     mins = min_tables and nprime == 1
     if mins:
         _min_tables(X, sample_index, start, end, y, scores, margin, mtab)
-    walk_on, kg, kq, nk, rcnt, kal = walk
+    walk_on, kg, kq, nk, rcnt, kal, cpos = walk
     walk_on = walk_on and not grouped and not mins
     if walk_on:
         kink_lists(sm, sy, sw, L, kg, kq, nk, INF)
-    walk = (walk_on, kg, kq, nk, rcnt, kal)
+    walk = (walk_on, kg, kq, nk, rcnt, kal, cpos)
     k_single = 0
     if need_single:
         for k in range(K):

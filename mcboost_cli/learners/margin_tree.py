@@ -161,7 +161,8 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
     kl = getattr(ws, "p2_walk", None)
     if kl is None or kl[0].shape != (K, n):
         kl = (np.zeros((K, n), np.float64), np.zeros((K, n), np.int32),
-              np.zeros(K, np.int64), np.zeros(K, np.float64), np.zeros(K, np.float64))
+              np.zeros(K, np.int64), np.zeros(K, np.float64), np.zeros(K, np.float64),
+              np.zeros(n, np.int64))
         ws.p2_walk = kl
     walk = (bool(walk_bound),) + kl
     _grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth,
