@@ -51,9 +51,6 @@ from .line_search import (
 # A label's pre-search (``_pick_label``) runs on the first PREFIX_MULT x (items with margin
 # <= v0) of the node in margin order: an upper bound of the node's S, cheaper to scan.
 PREFIX_MULT = 2
-# With the walk bound, also run the prefix pre-search before a label's exact search.
-PRESEARCH_WITH_WALK = False
-WALK_FIRST = True
 
 MODE_LEFT = 0      # members: bin <= t, voted label a
 MODE_SPLIT = 1     # members: all, voted a (bin <= t) or b
@@ -1048,7 +1045,8 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
             # proves this label cannot win; most labels end so (ALGORITHMS.md, "Speed").
             v = -INF
             pre = False
-            if ref_v > -INF and Lp < L and not mins and (PRESEARCH_WITH_WALK or not use_walk):
+            if ref_v > -INF and Lp < L and not mins and not use_walk:
+                # (with the walk bound, the walk replaces this pre-search)
                 v = _cand_max(order_m, Lp, X, f, t, la, kk, mode, scores, y, items, kcap, c,
                               hi, S0, jQ0[kk], 4 * read < Lp, jS0[kk], ref_v, v0, bufs, mins,
                               mtab, jeps[kk], True)
@@ -1068,11 +1066,11 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
                             n_pos += 1
                 v = _cand_max(cpos, n_pos, X, f, t, la, kk, MODE_POS, scores, y, items, kcap,
                               c, hi, S0, jQ0[kk], 4 * read < L, jS0[kk], ref_v, v0, bufs,
-                              mins, mtab, jeps[kk], False, kal[kk] if WALK_FIRST else -1.0)
+                              mins, mtab, jeps[kk], False, kal[kk])
             elif not pre:
                 v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, items, kcap, c,
                               hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs, mins, mtab,
-                              jeps[kk], False, kal[kk] if use_walk and WALK_FIRST else -1.0)
+                              jeps[kk], False, kal[kk] if use_walk else -1.0)
         else:
             v = g0                      # a corner: the maximum is at alpha = 0
         lub[kk] = v if v < ub_k else ub_k
