@@ -235,12 +235,14 @@ def _render(config, planned, store, out_dir):
     """Summaries, files and terminal text of the plan's results: the store's, and the done
     cells of ``out_dir``'s cells.csv that the store lacks (``store`` may be None: the file's
     only)."""
-    from .report.tables import render_terminal, summarize, write_outputs
-    from .runner.reference import cells_frame, current_cells, known_results, merged_cells
+    from .report.tables import render_terminal, selected_fits, summarize, write_outputs
+    from .runner.reference import (cells_frame, current_cells, known_results, merged_cells,
+                                   with_phase1_train_error)
     from .runner.store import empty_frame
     keys = [pc.cell.key for pc in planned]
     cells_path = out_dir / "cells.csv"
-    stored = store.frame() if store is not None else empty_frame()
+    stored = (with_phase1_train_error(store, store.frame()) if store is not None
+              else empty_frame())
     # Tables and figures show everything known (the store, then the file), so a narrowed run
     # or a report on a partial store never writes a table with fewer cells than before.
     results, n_file = known_results(store.frame(keys=keys) if store is not None
@@ -255,7 +257,8 @@ def _render(config, planned, store, out_dir):
     # rows it already has for cells this store lacks are kept, not erased.
     cells, _ = merged_cells(cells_frame(current_cells(stored)), cells_path)
     try:
-        paths = write_outputs(config, summary_df, out_dir, cells=cells)
+        paths = write_outputs(config, summary_df, out_dir, cells=cells,
+                              selected=selected_fits(config, planned, results, cells))
         paths += _figures(config, planned, store, out_dir, results)
     except OSError as e:
         # Checked before the run, so the folder went away or the disk filled up meanwhile.

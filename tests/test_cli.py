@@ -278,6 +278,29 @@ def test_sigkill_mid_run_then_resume_gives_the_uninterrupted_table(tmp_path, mir
             == (ref_dir / "results/killme/results.md").read_text())
 
 
+def _check_phase1_train_error(store_path, out_dir):
+    """Every two-phase fit records the training error after its last Phase I round (the
+    stored training curve at round n_phase1_rounds), cells.csv and the selected-fits file carry
+    it."""
+    from mcboost_cli.runner.reference import read_cells
+    from mcboost_cli.runner.store import ResultStore
+    with ResultStore(store_path) as store:
+        frame = store.frame(with_curves=True)
+        want = {}
+        for r in frame.itertuples(index=False):
+            n1 = r.extra["n_phase1_rounds"]
+            assert 1 <= n1 <= len(r.curves["train"])
+            want[r.key] = r.curves["train"][n1 - 1]
+            assert r.extra["phase1_train_error"] == want[r.key]
+        # Tic-tac-toe: Phase I reaches zero training error in every fit (issue 29, item 2).
+        assert set(want.values()) == {0.0}
+        cells = read_cells(out_dir / "cells.csv")
+        assert {k: float(v) for k, v in zip(cells["key"], cells["phase1_train_error"])} == want
+        sel = pd.read_csv(out_dir / "results_selected.csv")
+        assert len(sel) == 4 * 2 and set(sel["key"]) <= set(want)
+        assert all(sel["phase1_train_error"] == sel["key"].map(want))
+
+
 def test_direct_boosters_config_runs_end_to_end(tmp_path, mirror_env):
     # The committed small config of DMCBoost and the three DirectBoost variants.
     cfg = Path(__file__).resolve().parent.parent / "configs" / "direct_tiny.yaml"
@@ -292,12 +315,14 @@ def test_direct_boosters_config_runs_end_to_end(tmp_path, mirror_env):
     # Each grid's n' share one Phase I (algorithms.base, "Shared prefixes"): the first fit of
     # a (fold, algorithm) computes it, its siblings start from it; once every cell is done
     # the saved prefixes are removed.
-    con = sqlite3.connect(tmp_path / "results/direct_tiny/cells.sqlite")
+    store_path = tmp_path / "results/direct_tiny/cells.sqlite"
+    con = sqlite3.connect(store_path)
     extras = [json.loads(e) for (e,) in con.execute("SELECT extra FROM results")]
     con.close()
     shared = [e for e in extras if e.get("prefix_rounds")]
     assert len(extras) == 18 and len(shared) == 18 - 8, extras
     assert all(e["prefix_rounds"] == e["n_phase1_rounds"] for e in shared)
+    _check_phase1_train_error(store_path, tmp_path / "results" / "direct_tiny")
     assert not list((tmp_path / "results/direct_tiny/checkpoints").rglob("*.prefix"))
     # Without checkpoints nothing is shared, and the numbers are the same.
     r = invoke(["run", str(cfg), "--jobs", "1", "-q", "--checkpoint-every", "0",

@@ -840,3 +840,32 @@ def test_run_unknown_table_is_one_line_exit_2_and_figures_follow_their_table():
     cfg = load_config(REPO / "configs" / "uci.yaml")
     assert [f.id for f in narrow(cfg, tables=["table2"]).figures] == ["figure3"]
     assert narrow(cfg, tables=["table3"]).figures == ()
+
+
+def test_phase1_train_error_of_an_older_store_comes_from_its_curves(tmp_path, ref):
+    # Stores written before the fact was recorded: the training curve at round n_phase1.
+    from mcboost_cli.runner.reference import with_phase1_train_error
+    car0, car1 = ref.by["car", 0, "S"], ref.by["car", 1, "MH"]
+    curve = [0.5, 0.375, 0.25, 0.3125]
+    with ResultStore(tmp_path / "old.sqlite") as store:
+        for cell, res in ref.rows:
+            if cell.key == car0.key:
+                res = replace(res, curves={"train": curve, "test": curve},
+                              extra=dict(res.extra, n_phase1_rounds=3))
+            elif cell.key == car1.key:      # imported from a cells.csv: no curves to read
+                res = replace(res, extra=dict(res.extra, n_phase1_rounds=2, imported=True))
+            store.put(cell, res)
+        frame = store.frame()
+        back = with_phase1_train_error(store, frame)
+    extra = dict(zip(back["key"], back["extra"]))
+    assert extra[car0.key]["phase1_train_error"] == 0.25
+    assert "phase1_train_error" not in extra[car1.key]
+    assert frame["extra"].map(lambda e: "phase1_train_error" in (e or {})).sum() == 0
+    text = cells_frame(back).set_index("key")["phase1_train_error"]
+    assert text[car0.key] == "0.25" and text[car1.key] == ""
+    # A cells.csv of an older mcboost (no such column) reads with the column empty.
+    old = tmp_path / "old.csv"
+    ref.frame.drop(columns=["phase1_train_error"]).to_csv(old, index=False)
+    back_file = read_cells(old)
+    assert list(back_file.columns) == list(CELL_COLUMNS)
+    assert (back_file["phase1_train_error"] == "").all()

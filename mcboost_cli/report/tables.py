@@ -7,9 +7,12 @@ Map of the module
 ``summarize``       long frame of mean / std / folds done per table cell
 ``wide_tables``     display tables, with a "<label> paper" column beside each of ours when the
                     config table names published numbers (``report.published``)
+``selected_fits``   the selected fit of every table cell's fold, with what the fit recorded
+                    (reported round, Phase I length and its training error)
 ``render_terminal`` / ``write_outputs``
                     the terminal text; Markdown, CSV and LaTeX files (one set per table, named
-                    by its id) and ``cells.csv``, the per-cell results of the plan
+                    by its id), ``<id>_selected.csv`` (``selected_fits``) and ``cells.csv``,
+                    the per-cell results of the plan
 
 Selection (``select``): for every (dataset, noise rate, seed, fold, algorithm entry) the grid
 point with the lowest validation error at its own early-stopping round is kept (the first in
@@ -63,6 +66,38 @@ def select(planned, results: pd.DataFrame) -> pd.DataFrame:
     sel = done.groupby(GROUP, as_index=False).head(1).copy()
     sel["complete_grid"] = (n_done.loc[sel.index] == sel["grid_size"]).to_numpy()
     return sel.reset_index(drop=True)
+
+
+# What a selected fit recorded, from ``cells.csv`` (its text, so floats keep every digit).
+SELECTED_FACTS = ("params", "selected_round", "n_rounds", "train_error", "valid_error",
+                  "test_error", "n_phase1_rounds", "phase1_train_error", "stop_reason",
+                  "cpu_seconds")
+
+
+def selected_fits(config, planned, results: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
+    """One row per (table, noise rate, dataset, seed, fold, algorithm entry): the grid point
+    validation selected (``select``) and what its fit recorded in ``cells`` (a ``cells.csv``
+    frame, as text). It answers "which n' / depth was chosen, how long did Phase I last and
+    where did it leave the training error" for every number of the tables."""
+    sel = select(planned, results)
+    cols = ["table", "dataset", "noise_rate", "seed", "fold", "algorithm", "key",
+            *SELECTED_FACTS]
+    if sel.empty:
+        return pd.DataFrame(columns=cols)
+    ids = {ti: t.id for ti, t in enumerate(config.tables)}
+    labels = {(ti, e): entry.label for ti, t in enumerate(config.tables)
+              for e, entry in enumerate(t.algorithms)}
+    out = pd.DataFrame({
+        "table": sel["table_index"].map(ids), "dataset": sel["dataset"],
+        "noise_rate": sel["noise_rate"], "seed": sel["seed"], "fold": sel["fold"],
+        "algorithm": [labels[(ti, e)] for ti, e in zip(sel["table_index"], sel["entry_index"])],
+        "key": sel["key"], "order": sel["table_index"] * 1000 + sel["entry_index"]})
+    facts = cells.drop_duplicates("key", keep="last").set_index("key")
+    for c in SELECTED_FACTS:
+        out[c] = out["key"].map(facts[c]) if c in facts.columns else ""
+    out = out.fillna({c: "" for c in SELECTED_FACTS})
+    out = out.sort_values(["order", "noise_rate", "dataset", "seed", "fold"], kind="stable")
+    return out[cols].reset_index(drop=True)
 
 
 def summarize(config, planned, results: pd.DataFrame) -> pd.DataFrame:
@@ -244,10 +279,11 @@ def table_files(out_dir: Path, table) -> list[Path]:
     return [out_dir / f"{table.id}.{ext}" for ext in ("md", "csv", "tex")]
 
 
-def write_outputs(config, summary, out_dir: Path, cells: pd.DataFrame | None = None
-                  ) -> list[Path]:
+def write_outputs(config, summary, out_dir: Path, cells: pd.DataFrame | None = None,
+                  selected: pd.DataFrame | None = None) -> list[Path]:
     """Write Markdown, CSV and LaTeX files per table under ``out_dir`` (and ``cells.csv``, the
-    plan's per-cell results, when ``cells`` is given); returns the paths."""
+    plan's per-cell results, when ``cells`` is given; ``<id>_selected.csv`` per table, the
+    selected fits, when ``selected`` is given); returns the paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
     lines = agreement_lines(config, summary)
     paths = []
@@ -278,6 +314,11 @@ def write_outputs(config, summary, out_dir: Path, cells: pd.DataFrame | None = N
         _atomic_write(csv_p, _table_csv(config, table, part))
         _atomic_write(tex_p, "\n".join(tex) + "\n")
         paths += [md_p, csv_p, tex_p]
+        if selected is not None:
+            sel_p = out_dir / f"{table.id}_selected.csv"
+            _atomic_write(sel_p, selected[selected["table"] == table.id]
+                          .drop(columns=["table"]).to_csv(index=False))
+            paths.append(sel_p)
     if cells is not None:
         p = out_dir / "cells.csv"
         _atomic_write(p, cells.to_csv(index=False))

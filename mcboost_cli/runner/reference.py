@@ -38,7 +38,8 @@ from .cells import DONE, Cell, CellResult, canonical_json
 IDENTITY = ("key", "dataset", "protocol", "fold", "noise_rate", "seed", "algorithm",
             "algorithm_version", "params", "data_source")
 NUMBERS = ("selected_round", "n_rounds", "train_error", "valid_error", "test_error")
-FACTS = ("n_phase1_rounds", "round_rule", "stop_reason", "fit_seconds", "cpu_seconds")
+FACTS = ("n_phase1_rounds", "phase1_train_error", "round_rule", "stop_reason", "fit_seconds",
+         "cpu_seconds")
 CELL_COLUMNS = IDENTITY + NUMBERS + FACTS
 
 
@@ -58,6 +59,7 @@ def cells_frame(results: pd.DataFrame) -> pd.DataFrame:
             "train_error": _float_text(r.train_error), "valid_error": _float_text(r.valid_error),
             "test_error": _float_text(r.test_error),
             "n_phase1_rounds": extra.get("n_phase1_rounds"),
+            "phase1_train_error": _float_text(extra.get("phase1_train_error")),
             "round_rule": extra.get("round_rule", ""),
             "stop_reason": extra.get("stop_reason", ""),
             "fit_seconds": _seconds_text(r.fit_seconds),
@@ -66,6 +68,29 @@ def cells_frame(results: pd.DataFrame) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=list(CELL_COLUMNS))
     df["n_phase1_rounds"] = pd.array(df["n_phase1_rounds"], dtype="Int64")
     return df.sort_values("key", kind="stable").reset_index(drop=True)
+
+
+def with_phase1_train_error(store, results: pd.DataFrame) -> pd.DataFrame:
+    """``results`` (a store frame) with ``phase1_train_error`` in the ``extra`` of every done
+    two-phase fit stored before that fact was recorded, computed from its stored training
+    curve (the curves of those rows only are read). The store is not changed."""
+    if store is None or results.empty:
+        return results
+    need = [r.key for r in results.itertuples(index=False)
+            if r.status == DONE and isinstance(r.extra, dict) and "n_phase1_rounds" in r.extra
+            and "phase1_train_error" not in r.extra and not r.extra.get("imported")]
+    if not need:
+        return results
+    from .work import phase1_train_error
+    curves = store.frame(keys=need, with_curves=True).set_index("key")["curves"]
+    out = results.copy()
+    out["extra"] = [
+        dict(r.extra, phase1_train_error=e1) if r.key in curves.index and (
+            e1 := phase1_train_error((curves[r.key] or {}).get("train", []),
+                                     r.extra.get("n_phase1_rounds"))) is not None
+        else r.extra
+        for r in out.itertuples(index=False)]
+    return out
 
 
 def current_cells(results: pd.DataFrame) -> pd.DataFrame:
@@ -116,6 +141,10 @@ def read_cells(path) -> pd.DataFrame:
         # Files of mcboost versions before --source: every row has the default source.
         df.insert(list(df.columns).index("params") + 1 if "params" in df.columns else 0,
                   "data_source", "")
+    if "phase1_train_error" not in df.columns:
+        # Files of mcboost versions that did not record the training error after Phase I.
+        df.insert(list(df.columns).index("n_phase1_rounds") + 1 if "n_phase1_rounds" in
+                  df.columns else len(df.columns), "phase1_train_error", "")
     if "cpu_seconds" not in df.columns:
         # Files of mcboost versions that did not record the fits' CPU time: unknown.
         df.insert(list(df.columns).index("fit_seconds") + 1 if "fit_seconds" in df.columns
@@ -225,6 +254,8 @@ def result_of(row) -> CellResult:
              "imported": True}
     if row["n_phase1_rounds"] != "":
         extra["n_phase1_rounds"] = int(row["n_phase1_rounds"])
+    if row["phase1_train_error"] != "":
+        extra["phase1_train_error"] = float(row["phase1_train_error"])
     return CellResult(
         key=row["key"], status=DONE,
         selected_round=None if row["selected_round"] == "" else int(row["selected_round"]),

@@ -47,6 +47,18 @@ def versions() -> dict:
             "numpy": np.__version__, "numba": numba.__version__}
 
 
+def phase1_train_error(train_curve, n_phase1) -> float | None:
+    """The training error after the last Phase I round of a two-phase booster (where Phase II
+    starts from); None when Phase I kept no round. Recorded with every such fit (``extra``,
+    ``cells.csv``) because it tells whether Phase II began from a low training error, which
+    the DMCBoost paper names as its premise ("phase II often performs better when it starts
+    with a low training error")."""
+    n1 = int(n_phase1 or 0)
+    if n1 < 1 or len(train_curve) < n1:
+        return None
+    return float(train_curve[n1 - 1])
+
+
 def select_round(valid_curve: np.ndarray) -> int:
     """1-based round with the lowest validation error (the first one on ties)."""
     return int(np.argmin(valid_curve)) + 1
@@ -113,6 +125,9 @@ def run_cell(cell: Cell, checkpoints=None, fetch: bool = False,
     if hasattr(est, "n_phase1_rounds_"):
         # Two-phase boosters (DMCBoost): rounds 1..n_phase1 are Phase I (the figures mark it).
         extra["n_phase1_rounds"] = int(est.n_phase1_rounds_)
+        e1 = phase1_train_error(est.train_errors_, est.n_phase1_rounds_)
+        if e1 is not None:
+            extra["phase1_train_error"] = e1
     if est.n_rounds_ == 0:
         # No weak learner was accepted (e.g. AdaBoost.M1 with err >= 1/2 in round 1): there
         # is no classifier to score. Stored as done with no errors; tables mark it "no fit".
