@@ -90,3 +90,57 @@ def test_walk_bound_is_the_bottom_sets_maximum_and_bounds_the_candidate(gcap):
             assert 0.0 <= a_u <= hi
             n_checked += 1
     assert n_checked > 200
+
+
+def test_tier_lists_walk_the_same_members():
+    """A walk on the tier of the kink lists that holds its bottom set (``tier_lists``,
+    ``tier_of``) returns the same bits as on the full lists, in every mode; each tier is the
+    full list restricted to its positions, in the same order."""
+    rng = np.random.default_rng(41)
+    n_checked = 0
+    n_tiered = 0
+    for it in range(60):
+        n, K, F, nb = int(rng.integers(2, 80)), int(rng.integers(2, 6)), 2, 5
+        X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
+        scores, c = ensemble_state(rng, n, K, int(rng.integers(1, 8)), integer=it % 2 == 0)
+        y = rng.integers(0, K, n).astype(np.int32)
+        _, sm, sy, sw, sx = margin_views(X, y, scores)
+        kg, kq = np.zeros((K, n)), np.zeros((K, n), np.int32)
+        nk = np.zeros(K, np.int64)
+        mbw.kink_lists(sm, sy, sw, n, kg, kq, nk, np.inf)
+        TM = 3
+        tkg, tkq = np.zeros((TM, K, n)), np.zeros((TM, K, n), np.int32)
+        tnk, tR = np.zeros((TM, K), np.int64), np.zeros(TM, np.int64)
+        base = int(rng.integers(1, n + 1))
+        T = mbw.tier_lists(kg, kq, nk, n, base, tkg, tkq, tnk, tR)
+        for j in range(T):
+            assert tR[j] == base * 2 ** j < n
+            for k in range(K):
+                keep = kq[k, :nk[k]] < tR[j]
+                assert np.array_equal(tkq[j, k, :tnk[j, k]], kq[k, :nk[k]][keep])
+                assert np.array_equal(tkg[j, k, :tnk[j, k]], kg[k, :nk[k]][keep])
+        hi = 2.0 * c + 1.0
+        rcnt = np.zeros(K)
+        for _ in range(8):
+            mode = int(rng.integers(0, 3))
+            f, t = int(rng.integers(0, F)), int(rng.integers(0, nb - 1))
+            lab_fixed, k = int(rng.integers(0, K)), int(rng.integers(0, K))
+            pos, p, s, w = candidate_pieces(sm, sy, sw, sx, f, t, lab_fixed, k, mode)
+            if len(p) == 0:
+                continue
+            kcap = int(rng.integers(1, len(p) + 1))
+            readk = mbw.bottom_counts(sy, sx, f, t, lab_fixed, mode, n, kcap, rcnt)
+            S0 = float(np.sum(p[:kcap]))
+            full = mbw.walk_bound(kg, kq, nk, sx, f, t, lab_fixed, k, mode, kcap, readk,
+                                  S0, rcnt[k], c, hi)
+            j = mbw.tier_of(tR, T, readk)
+            if j < 0:
+                assert T == 0 or readk > tR[T - 1]
+                continue
+            assert readk <= tR[j] and (j == 0 or readk > tR[j - 1])
+            tier = mbw.walk_bound(tkg[j], tkq[j], tnk[j], sx, f, t, lab_fixed, k, mode, kcap,
+                                  readk, S0, rcnt[k], c, hi)
+            assert np.array_equal(np.array(full), np.array(tier))
+            n_tiered += 1
+        n_checked += 1
+    assert n_tiered > 100

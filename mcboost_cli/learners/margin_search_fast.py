@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .margin_bound_walk import bottom_counts, kink_lists, walk_bound
+from .margin_bound_walk import bottom_counts, kink_lists, tier_lists, tier_of, walk_bound
 from .line_search import (
     INF,
     OBJ_TIE_EPS,
@@ -929,6 +929,7 @@ def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap
         acc[k] = 0.0
         cnt[k] = 0
     n_full = 0
+    n_mem = 0                           # members so far: no label holds more
     for q in range(L):
         if n_full >= K:
             break
@@ -937,6 +938,24 @@ def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap
             continue
         # sw[q, k] is ay - scores[r, k], the same subtraction.
         yi = sy[q]
+        if n_mem + nfix + nvar < kcap:
+            # No label can reach kcap with this item: _fill_falling's additions without its
+            # tests (take = the item's count; the same products, in the same order).
+            n_mem += nfix + nvar
+            if nfix > 0 and lab_fixed != yi:
+                wv = sw[q, lab_fixed]
+                for k in range(K):
+                    acc[k] += nfix * wv
+                    cnt[k] += nfix
+            if nvar > 0:
+                for k in range(yi):
+                    acc[k] += nvar * sw[q, k]
+                    cnt[k] += nvar
+                for k in range(yi + 1, K):
+                    acc[k] += nvar * sw[q, k]
+                    cnt[k] += nvar
+            continue
+        n_mem += nfix + nvar
         if nfix > 0 and lab_fixed != yi:
             # Voted lab_fixed under every label k: counts for all labels still filling.
             wv = sw[q, lab_fixed]
@@ -997,15 +1016,18 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
         jval[k] = ub + 1e-9 * (1.0 + abs(ub))
         if lub[k] < jval[k]:
             jval[k] = lub[k]
-    use_walk, kg, kq, nk, rcnt, kal, cpos = walk
+    use_walk, kg, kq, nk, rcnt, kal, cpos, tkg, tkq, tnk, tR, nT = walk
     n_pos = -1                          # S_left's positions not listed yet
     if use_walk:
         # The bottom set's own bound (``margin_bound_walk``): tight where the set barely
-        # changes, and it reads only the kinks below its maximiser.
+        # changes, and it reads only the kinks below its maximiser — from the smallest tier
+        # of the lists that holds the bottom set (the same member entries, in the same order).
         readk = bottom_counts(items[6], items[8], f, t, lab_fixed, mode, L, kcap, rcnt)
+        jt = tier_of(tR, nT, readk)
+        wg, wq, wn = (tkg[jt], tkq[jt], tnk[jt]) if jt >= 0 else (kg, kq, nk)
         for k in range(K):
             if _rising(S0, jQ0[k], kcap, c, 0.0):
-                u, kal[k] = walk_bound(kg, kq, nk, items[8], f, t, lab_fixed, k, mode, kcap,
+                u, kal[k] = walk_bound(wg, wq, wn, items[8], f, t, lab_fixed, k, mode, kcap,
                                        readk, S0, rcnt[k], c, hi)
                 rcnt[k] = u             # (the count is used; keep the walk's maximum)
                 u += 1e-9 * (1.0 + abs(u))
@@ -1155,7 +1177,7 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
                             nprime, hi, eps, need_single, grouped, gid, loc, rep, gcnt, gmargin,
                             cum, order_m, bufs, nbin, valid, qbin, tbin, ubt, cand_f, cand_t,
                             jS0, jQ0, jval, jeps, jdone, jD, sm, sy, sw, sx, heap, mtab,
-                            min_tables, ubr, cut, cuts, walk):
+                            min_tables, ubr, cut, cuts, walk_in):
     """``margin_search_exhaustive._best_split_phase2`` for the bottom-n' average,
     unconstrained (see the module docstring); with ``grouped`` the node's examples are handled
     as groups of interchangeable examples (``gid``: each example's group), which gives the
@@ -1174,7 +1196,7 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     and the bounds found at smaller ones as label bounds (with both bits, a candidate whose
     labels' bounds are all below the best split is skipped before line 7); 4, by relation 1,
     line 7 is searched only for labels that can reach the best split, and the split is
-    skipped when none can (``walk``: the walk bound's lists and scratch, see
+    skipped when none can (``walk_in``: the walk bound's lists and scratch, see
     ``margin_tree._run``)."""
     lb_left, ub_left, lub = cut
     F = X.shape[1]
@@ -1201,11 +1223,13 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     mins = min_tables and nprime == 1
     if mins:
         _min_tables(X, sample_index, start, end, y, scores, margin, mtab)
-    walk_on, kg, kq, nk, rcnt, kal, cpos = walk
+    walk_on, kg, kq, nk, rcnt, kal, cpos, tkg, tkq, tnk, tR = walk_in
     walk_on = walk_on and not grouped and not mins
+    nT = 0
     if walk_on:
         kink_lists(sm, sy, sw, L, kg, kq, nk, INF)
-    walk = (walk_on, kg, kq, nk, rcnt, kal, cpos)
+        nT = tier_lists(kg, kq, nk, L, kS, tkg, tkq, tnk, tR)
+    walk = (walk_on, kg, kq, nk, rcnt, kal, cpos, tkg, tkq, tnk, tR, nT)
     k_single = 0
     if need_single:
         for k in range(K):

@@ -46,6 +46,9 @@ from .margin_search_fast import _best_split_phase2_fast, group_rows, top_labels
 from .tree_layout import pop_node, split_node, start_tree, write_leaf_votes
 from .zero_one_workspace import GROUP_CELLS, ZeroOneWorkspace
 
+# Tiers of the walk bound's kink lists per node (positions < kcap, 2 kcap, 4 kcap).
+WALK_TIERS = 3
+
 
 @njit(cache=True, nogil=True)
 def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
@@ -156,7 +159,9 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
         cut = (np.zeros((F, B), np.float64), np.zeros((F, B, ws.n_classes), np.float64),
                np.zeros(ws.n_classes, np.float64))
         ws.p2_cut = cut
-    # The kink lists of the walk bound (``margin_bound_walk``), allocated on first use.
+    # The kink lists of the walk bound (``margin_bound_walk``), allocated on first use, and
+    # their tiers (the lists restricted to the node's first positions, ``tier_lists``),
+    # allocated when the walk runs (examples, n' > 1; not for grouped data such as Poker525k).
     n, K = ws.sw.shape
     kl = getattr(ws, "p2_walk", None)
     if kl is None or kl[0].shape != (K, n):
@@ -164,6 +169,14 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
               np.zeros(K, np.int64), np.zeros(K, np.float64), np.zeros(K, np.float64),
               np.zeros(n, np.int64))
         ws.p2_walk = kl
+    tiers = getattr(ws, "p2_walk_tiers", None)
+    n_t = n if (walk_bound and not grouped and not min_tables) else 0
+    if tiers is None or tiers[0].shape[1] != K or tiers[0].shape[2] < n_t:
+        tiers = (np.zeros((WALK_TIERS, K, n_t), np.float64),
+                 np.zeros((WALK_TIERS, K, n_t), np.int32),
+                 np.zeros((WALK_TIERS, K), np.int64), np.zeros(WALK_TIERS, np.int64))
+        ws.p2_walk_tiers = tiers
+    kl = kl + tiers
     walk = (bool(walk_bound),) + kl
     _grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth,
           ws.sample_index, ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right,
