@@ -479,8 +479,18 @@ def test_phase2_min_scan_equals_scan_for_one_bottom_example(grouped):
         end = int(rng.integers(start + 1, n + 1))
         L, imargin, order, items, bufs = _node_items(X, y, scores, margin, ws, start, end, grouped,
                                                      nb)
-        mtab = np.zeros((4, F, nb, K))
-        msf._min_tables(X, ws.sample_index, start, end, y, scores, margin, mtab)
+        # The tables are written at the node's occupied bins (its candidates' thresholds)
+        # only: NaN elsewhere makes any other read fail the comparisons below; a threshold t
+        # is read at the largest occupied bin <= t (the same members on each side).
+        rows = ws.sample_index[start:end]
+        obin = np.zeros((F, nb), np.int32)
+        nob = np.zeros(F, np.int64)
+        for f in range(F):
+            occ = np.unique(X[rows, f])
+            obin[f, : occ.size] = occ
+            nob[f] = occ.size
+        mtab = np.full((4, F, nb, K), np.nan)
+        msf._min_tables(X, ws.sample_index, start, end, y, scores, margin, mtab, obin, nob)
         for _ in range(20):
             f, t = int(rng.integers(0, F)), int(rng.integers(0, nb))
             mode = int(rng.integers(0, 3))
@@ -491,9 +501,14 @@ def test_phase2_min_scan_equals_scan_for_one_bottom_example(grouped):
                 members += na + nb_
             if members == 0:
                 continue
-            A, Bm, C = msf._min_lines(mtab, f, t, la, lb, mode)
             alphas = [0.0, float(rng.uniform(0, 2 * c + 1)), float(rng.integers(0, 4)),
                       2 * c + 1]
+            occ = obin[f, : nob[f]]
+            below = occ[occ <= t]
+            if mode != msf.MODE_ALL and below.size == 0:
+                continue   # an empty left side: not a candidate
+            A, Bm, C = msf._min_lines(mtab, f, int(below[-1]) if below.size else t, la, lb,
+                                      mode)
             # The kinks of S: where the lines meet.
             alphas += [a for a in (Bm - A, C - Bm, (C - A) / 2) if 0.0 <= a <= 2 * c + 1]
             for alpha in alphas:

@@ -467,22 +467,26 @@ def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, alpha
 
 
 @njit(cache=True, nogil=True)
-def _min_tables(X, sample_index, start, end, y, scores, margin, mtab):
+def _min_tables(X, sample_index, start, end, y, scores, margin, mtab, obin, nob):
     """The node's tables for n' = 1 (``_min_lines``): per feature f, bin t and label k,
     mtab[0, f, t, k] = the smallest margin of the members with bin <= t and class k,
     mtab[1, f, t, k] = the smallest w_i(k) = scores[i, y_i] - scores[i, k] of the members with
     bin <= t and class != k, and mtab[2], mtab[3] the same over bin > t (+inf when empty).
-    The prefix over all bins of feature 0 (t = B - 1) is the whole node. The values are the
-    very floats the scans compute (the margins, and w by the same subtraction as
-    ``_node_views``). O(|S| F K + F B K) per node."""
+    Written at the node's occupied bins t = obin[f, :nob[f]] only (the only thresholds a
+    candidate has), and mtab[0:2, 0, B - 1] is the whole node (``_min_lines``' MODE_ALL).
+    The values are the very floats the scans compute (the margins, and w by the same
+    subtraction as ``_node_views``); an empty bin would hold +inf and leave every running
+    minimum as it is, so skipping them gives the same tables there. O(|S| F K + F B' K) per
+    node (B' occupied bins)."""
     F = X.shape[1]
     B = mtab.shape[2]
     K = mtab.shape[3]
-    for j in range(4):
-        for f in range(F):
-            for b in range(B):
-                for k in range(K):
-                    mtab[j, f, b, k] = INF
+    for f in range(F):
+        for j in range(nob[f]):
+            b = obin[f, j]
+            for k in range(K):
+                mtab[0, f, b, k] = INF
+                mtab[1, f, b, k] = INF
     # Per-bin minima in mtab[0] and mtab[1].
     for q in range(start, end):
         i = sample_index[q]
@@ -500,21 +504,31 @@ def _min_tables(X, sample_index, start, end, y, scores, margin, mtab):
                         mtab[1, f, b, k] = wk
     # Suffixes (bins > t) into mtab[2], mtab[3], then prefixes in place.
     for f in range(F):
+        no = nob[f]
         for k in range(K):
             ma = INF
             mc = INF
-            for b in range(B - 1, -1, -1):
+            for j in range(no - 1, -1, -1):
+                b = obin[f, j]
                 mtab[2, f, b, k] = ma
                 mtab[3, f, b, k] = mc
                 if mtab[0, f, b, k] < ma:
                     ma = mtab[0, f, b, k]
                 if mtab[1, f, b, k] < mc:
                     mc = mtab[1, f, b, k]
-            for b in range(1, B):
-                if mtab[0, f, b - 1, k] < mtab[0, f, b, k]:
-                    mtab[0, f, b, k] = mtab[0, f, b - 1, k]
-                if mtab[1, f, b - 1, k] < mtab[1, f, b, k]:
-                    mtab[1, f, b, k] = mtab[1, f, b - 1, k]
+            for j in range(1, no):
+                b = obin[f, j]
+                bp = obin[f, j - 1]
+                if mtab[0, f, bp, k] < mtab[0, f, b, k]:
+                    mtab[0, f, b, k] = mtab[0, f, bp, k]
+                if mtab[1, f, bp, k] < mtab[1, f, b, k]:
+                    mtab[1, f, b, k] = mtab[1, f, bp, k]
+    # The whole node, where MODE_ALL reads it (the prefix at feature 0's last occupied bin).
+    bl = obin[0, nob[0] - 1]
+    if bl != B - 1:
+        for k in range(K):
+            mtab[0, 0, B - 1, k] = mtab[0, 0, bl, k]
+            mtab[1, 0, B - 1, k] = mtab[1, 0, bl, k]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -1175,7 +1189,7 @@ def _cand_sift_down(ubt, heap, root, end):
 @njit(cache=True, nogil=True)
 def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, margin, top_lab, c,
                             nprime, hi, eps, need_single, grouped, gid, loc, rep, gcnt, gmargin,
-                            cum, order_m, bufs, nbin, valid, qbin, tbin, ubt, cand_f, cand_t,
+                            cum, order_m, bufs, nbin, nodebuf, qbin, tbin, ubt, cand_f, cand_t,
                             jS0, jQ0, jval, jeps, jdone, jD, sm, sy, sw, sx, heap, mtab,
                             min_tables, ubr, cut, cuts, walk_in):
     """``margin_search_exhaustive._best_split_phase2`` for the bottom-n' average,
@@ -1217,12 +1231,43 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     _sort_by_margin(imargin, order_m, L)
     _node_views(X, y, scores, order_m, L, grouped, rep, imargin, sm, sy, sw, sx)
     items = (grouped, imargin, rep, gcnt, cum, sm, sy, sw, sx)
+    # The node's occupied bins per feature (obin[f, :nob[f]], increasing) and the valid
+    # thresholds: candidates come feature by feature (cand_lo[f] .. cand_hi[f]) in increasing
+    # threshold, with their left counts cand_nl. Everything per (feature, bin) below visits
+    # only the occupied bins: a deep tree's small nodes occupy a few of the B bins.
+    obin, nob, cand_nl, cand_lo, cand_hi = nodebuf
+    for f in range(F):
+        for b in range(B):
+            nbin[f, b] = 0
+    for q in range(start, end):
+        i = sample_index[q]
+        for f in range(F):
+            nbin[f, X[i, f]] += 1
+    n_cand = 0
+    for f in range(F):
+        acc = 0
+        no = 0
+        cand_lo[f] = n_cand
+        tmax = n_bins[f] - 1
+        for b in range(B):
+            nb_ = nbin[f, b]
+            if nb_ > 0:
+                obin[f, no] = b
+                no += 1
+                acc += nb_
+                if b < tmax and acc < nS:
+                    cand_f[n_cand] = f
+                    cand_t[n_cand] = b
+                    cand_nl[n_cand] = acc
+                    n_cand += 1
+        nob[f] = no
+        cand_hi[f] = n_cand
     kS = nprime if nprime < nS else nS
     # n' = 1: every line search's S is the smallest numerator, three lines per candidate read
     # from per-(feature, bin, label) minima (``_min_lines``) instead of scans over the items.
     mins = min_tables and nprime == 1
     if mins:
-        _min_tables(X, sample_index, start, end, y, scores, margin, mtab)
+        _min_tables(X, sample_index, start, end, y, scores, margin, mtab, obin, nob)
     walk_on, kg, kq, nk, rcnt, kal, cpos, tkg, tkq, tnk, tR = walk_in
     walk_on = walk_on and not grouped and not mins
     nT = 0
@@ -1237,34 +1282,16 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
         k_single, _, _ = _pick_label(order_m, L, X, 0, 0, 0, MODE_ALL, scores, y, margin,
                                      items, top_lab, kS, c, hi, eps, -INF, K, bufs, jS0, jQ0,
                                      jval, jeps, jdone, jD, mins, mtab, lub, walk, kS == nS)
-    # Valid thresholds.
-    for f in range(F):
-        for b in range(B):
-            nbin[f, b] = 0
-    for q in range(start, end):
-        i = sample_index[q]
-        for f in range(F):
-            nbin[f, X[i, f]] += 1
-    n_cand = 0
-    for f in range(F):
-        acc = 0
-        for b in range(B):
-            valid[f, b] = False
-        for t in range(n_bins[f] - 1):
-            acc += nbin[f, t]
-            if nbin[f, t] > 0 and acc < nS:
-                valid[f, t] = True
-                cand_f[n_cand] = f
-                cand_t[n_cand] = t
-                n_cand += 1
     if n_cand == 0:
         return False, -1, -1, 0, 0, k_single
     if cuts & 2:
-        for f in range(F):
-            for b in range(B):
-                lb_left[f, b] = -INF
-                for k in range(K):
-                    ub_left[f, b, k] = INF
+        # Read and written at the node's candidates only.
+        for ci in range(n_cand):
+            f = cand_f[ci]
+            t = cand_t[ci]
+            lb_left[f, t] = -INF
+            for k in range(K):
+                ub_left[f, t, k] = INF
     # g_S(0) and the slopes at 0+ of the bottom set's strict part (margins < v0), per label,
     # feature and bin: they bound every split candidate of this node.
     seen = 0
@@ -1282,9 +1309,10 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     # Per (label, feature, bin): slopes at 0+ summed over the strict part (qbin) and over
     # the members tied at v0 (tbin). The tie slots take the smallest slopes, whose sum is at
     # most need x (mean slope of the tied members).
-    for k in range(K):
-        for f in range(F):
-            for b in range(B):
+    for f in range(F):
+        for j in range(nob[f]):
+            b = obin[f, j]
+            for k in range(K):
                 qbin[k, f, b] = 0.0
                 tbin[k, f, b] = 0.0
     n_strict = 0
@@ -1325,26 +1353,32 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     # in the same order as summing the candidate's bins afresh, and the labels are visited
     # in the same order per candidate (the same floats and maxima), in O(K F B) per node
     # instead of O(K B) per candidate (B = 255: most of a late waveform tree's time).
-    ci0 = 0
-    while ci0 < n_cand:
-        f = cand_f[ci0]
-        ci1 = ci0
-        while ci1 < n_cand and cand_f[ci1] == f:
-            ubt[ci1] = -INF
-            ubr[ci1] = -INF
-            ci1 += 1
+    # The sums run over the occupied bins only: the others hold +0.0, and adding +0.0 leaves
+    # every partial sum as it is (none is -0.0: they start at +0.0 and the entries are sums
+    # of non-zero slopes), so the same floats.
+    for f in range(F):
+        ci0 = cand_lo[f]
+        ci1 = cand_hi[f]
+        if ci0 == ci1:
+            continue
+        for ci in range(ci0, ci1):
+            ubt[ci] = -INF
+            ubr[ci] = -INF
+        no = nob[f]
         for k in range(K):
             tot = 0.0
             ttot = 0.0
-            for b in range(B):
+            for j in range(no):
+                b = obin[f, j]
                 tot += qbin[k, f, b]
                 ttot += tbin[k, f, b]
             ql = 0.0
             tl = 0.0
             ci = ci0
-            for b in range(B):
+            for j in range(no):
                 if ci >= ci1:
                     break
+                b = obin[f, j]
                 ql += qbin[k, f, b]
                 tl += tbin[k, f, b]
                 if cand_t[ci] == b:
@@ -1355,7 +1389,6 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
                     if right > ubr[ci]:
                         ubr[ci] = right
                     ci += 1
-        ci0 = ci1
     for ci in range(n_cand):
         ml = ubt[ci]
         mr = ubr[ci]
@@ -1388,9 +1421,7 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
             break
         f = cand_f[ci]
         t = cand_t[ci]
-        nl = 0
-        for b in range(t + 1):
-            nl += nbin[f, b]
+        nl = cand_nl[ci]
         kL = nprime if nprime < nl else nl
         # Line 7: S_left's label. With n' members on the left (kcap = n' at every larger
         # threshold too), label k's maximum at t is at least its maximum at any t2 > t and at
@@ -1400,18 +1431,19 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
             lub[k] = INF
         same_k = nl >= nprime
         if cuts & 2 and same_k:
+            # (Over the feature's other candidates: lb_left and ub_left are only set there.)
             lb = -INF
-            for t2 in range(t + 1, B):
+            for cj in range(ci + 1, cand_hi[f]):
+                t2 = cand_t[cj]
                 if lb_left[f, t2] > lb:
                     lb = lb_left[f, t2]
             if lb > -INF:
                 # Rounding slack: the maxima are computed sums; 1e-9 relative is far above
                 # their rounding, and keeps every label that can reach or tie the winner.
                 fl_left = lb - 1e-9 * (1.0 + abs(lb))
-            nl2 = 0
-            for t2 in range(t):
-                nl2 += nbin[f, t2]
-                if nl2 >= nprime:
+            for cj in range(cand_lo[f], ci):
+                if cand_nl[cj] >= nprime:
+                    t2 = cand_t[cj]
                     for k in range(K):
                         u = ub_left[f, t2, k]
                         if u < INF:

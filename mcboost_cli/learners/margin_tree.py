@@ -54,7 +54,7 @@ WALK_TIERS = 3
 def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
           sample_index, partition_buf, feature, threshold, left, right, node_label,
           node_start, node_end, node_depth, stack, vote, n_nodes_out,
-          sa, sc, nbin, valid, tsa, tsc, tsd, lab_mark, acc_a,
+          sa, sc, nbin, nodebuf, tsa, tsc, tsd, lab_mark, acc_a,
           margin, order, binpos, p, s, w, buf, inc, dec, jval, cand_f, cand_t, ubt, top_lab,
           grouped, gid, loc, rep, gcnt, gmargin, cum, vbuf, sbuf, vtmp, wbuf, tmpw,
           sm, sy, sw, sx, cand_heap, mtab, min_tables, ubr, cut, cuts, walk):
@@ -72,7 +72,7 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
             found, bf, bt, kl, kr, k_single = _best_split_phase2_fast(
                 X, sample_index, start, end, n_bins, y, scores, margin, top_lab, c, nprime, hi,
                 eps, nd == 0, grouped, gid, loc, rep, gcnt, gmargin, cum, order,
-                (vbuf, sbuf, wbuf, vtmp, tmpw), nbin, valid, sa, sc, ubt, cand_f, cand_t, tsa, tsc,
+                (vbuf, sbuf, wbuf, vtmp, tmpw), nbin, nodebuf, sa, sc, ubt, cand_f, cand_t, tsa, tsc,
                 jval, tsd, lab_mark, acc_a, sm, sy, sw, sx, cand_heap, mtab, min_tables,
                 ubr, cut, cuts, walk)
         else:
@@ -159,6 +159,13 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
         cut = (np.zeros((F, B), np.float64), np.zeros((F, B, ws.n_classes), np.float64),
                np.zeros(ws.n_classes, np.float64))
         ws.p2_cut = cut
+    # The node's occupied bins and its candidates' left counts and per-feature ranges
+    # (``_best_split_phase2_fast``), allocated on first use.
+    nodebuf = getattr(ws, "p2_nodebuf", None)
+    if nodebuf is None or nodebuf[0].shape != (F, B):
+        nodebuf = (np.zeros((F, B), np.int32), np.zeros(F, np.int64), np.zeros(F * B, np.int64),
+                   np.zeros(F, np.int64), np.zeros(F, np.int64))
+        ws.p2_nodebuf = nodebuf
     # The kink lists of the walk bound (``margin_bound_walk``), allocated on first use, and
     # their tiers (the lists restricted to the node's first positions, ``tier_lists``),
     # allocated when the walk runs (examples, n' > 1; not for grouped data such as Poker525k).
@@ -181,7 +188,7 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
     _grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth,
           ws.sample_index, ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right,
           ws.node_label, ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote,
-          ws.n_nodes, ws.sa, ws.sc, ws.nbin, ws.valid, ws.tsa, ws.tsc, ws.tsd, ws.lab_mark,
+          ws.n_nodes, ws.sa, ws.sc, ws.nbin, nodebuf, ws.tsa, ws.tsc, ws.tsd, ws.lab_mark,
           ws.acc_a,
           ws.margin, ws.order, ws.binpos, ws.p, ws.s, ws.w, ws.buf, ws.inc, ws.dec, ws.jval,
           ws.cand_f, ws.cand_t, ws.ubt, ws.top_lab, grouped, ws.gid, ws.loc, ws.rep,
