@@ -44,16 +44,41 @@ def candidate_pieces(sm, sy, sw, sx, f, t, lab_fixed, k, mode):
     return np.array(pos), np.array(p), np.array(s), np.array(w)
 
 
+def random_node(rng, n_max, integer):
+    """A random node in margin order: (n, K, F, nb, c, (sm, sy, sw, sx))."""
+    n, K, F, nb = int(rng.integers(2, n_max)), int(rng.integers(2, 6)), 2, 5
+    X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
+    scores, c = ensemble_state(rng, n, K, int(rng.integers(1, 8)), integer=integer)
+    y = rng.integers(0, K, n).astype(np.int32)
+    _, sm, sy, sw, sx = margin_views(X, y, scores)
+    return n, K, F, nb, c, (sm, sy, sw, sx)
+
+
+def random_candidates(rng, views, n, K, F, nb, count):
+    """Up to ``count`` random candidates (mode, split, labels) of the node with members, each
+    with its pieces, a random kcap, its bottom counts (read, per-label rcnt) and S(0)."""
+    sm, sy, sw, sx = views
+    rcnt = np.zeros(K)
+    for _ in range(count):
+        mode = int(rng.integers(0, 3))
+        f, t = int(rng.integers(0, F)), int(rng.integers(0, nb - 1))
+        lab_fixed, k = int(rng.integers(0, K)), int(rng.integers(0, K))
+        pos, p, s, w = candidate_pieces(sm, sy, sw, sx, f, t, lab_fixed, k, mode)
+        if len(p) == 0:
+            continue
+        kcap = int(rng.integers(1, len(p) + 1))
+        readk = mbw.bottom_counts(sy, sx, f, t, lab_fixed, mode, n, kcap, rcnt)
+        yield (mode, f, t, lab_fixed, k, pos, p, s, w, kcap, readk, rcnt[k],
+               float(np.sum(p[:kcap])))
+
+
 @pytest.mark.parametrize("gcap", [np.inf, 0.5])
 def test_walk_bound_is_the_bottom_sets_maximum_and_bounds_the_candidate(gcap):
     rng = np.random.default_rng(29)
     n_checked = 0
     for it in range(60):
-        n, K, F, nb = int(rng.integers(2, 60)), int(rng.integers(2, 6)), 2, 5
-        X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
-        scores, c = ensemble_state(rng, n, K, int(rng.integers(1, 8)), integer=it % 2 == 0)
-        y = rng.integers(0, K, n).astype(np.int32)
-        _, sm, sy, sw, sx = margin_views(X, y, scores)
+        n, K, F, nb, c, views = random_node(rng, 60, it % 2 == 0)
+        sm, sy, sw, sx = views
         kg, kq = np.zeros((K, n)), np.zeros((K, n), np.int32)
         nk = np.zeros(K, np.int64)
         mbw.kink_lists(sm, sy, sw, n, kg, kq, nk, gcap)
@@ -62,20 +87,11 @@ def test_walk_bound_is_the_bottom_sets_maximum_and_bounds_the_candidate(gcap):
             assert np.all(np.diff(g) >= 0)
             assert np.all(g <= gcap)
         hi = 2.0 * c + 1.0
-        rcnt = np.zeros(K)
-        for _ in range(6):
-            mode = int(rng.integers(0, 3))
-            f, t = int(rng.integers(0, F)), int(rng.integers(0, nb - 1))
-            lab_fixed, k = int(rng.integers(0, K)), int(rng.integers(0, K))
-            pos, p, s, w = candidate_pieces(sm, sy, sw, sx, f, t, lab_fixed, k, mode)
-            if len(p) == 0:
-                continue
-            kcap = int(rng.integers(1, len(p) + 1))
-            readk = mbw.bottom_counts(sy, sx, f, t, lab_fixed, mode, n, kcap, rcnt)
+        for (mode, f, t, lab_fixed, k, pos, p, s, w, kcap, readk, r_k,
+             S0) in random_candidates(rng, views, n, K, F, nb, 6):
             assert readk == pos[kcap - 1] + 1
-            S0 = float(np.sum(p[:kcap]))
             u, a_u = mbw.walk_bound(kg, kq, nk, sx, f, t, lab_fixed, k, mode, kcap, readk,
-                                    S0, rcnt[k], c, hi)
+                                    S0, r_k, c, hi)
             buf = np.empty(len(p))
             # The bottom set's own sum: the exact line search over its kcap members alone.
             _, u_naive = ls.max_bottom_avg_exact(p[:kcap], s[:kcap], w[:kcap], kcap, kcap, c,
@@ -100,11 +116,8 @@ def test_tier_lists_walk_the_same_members():
     n_checked = 0
     n_tiered = 0
     for it in range(60):
-        n, K, F, nb = int(rng.integers(2, 80)), int(rng.integers(2, 6)), 2, 5
-        X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
-        scores, c = ensemble_state(rng, n, K, int(rng.integers(1, 8)), integer=it % 2 == 0)
-        y = rng.integers(0, K, n).astype(np.int32)
-        _, sm, sy, sw, sx = margin_views(X, y, scores)
+        n, K, F, nb, c, views = random_node(rng, 80, it % 2 == 0)
+        sm, sy, sw, sx = views
         kg, kq = np.zeros((K, n)), np.zeros((K, n), np.int32)
         nk = np.zeros(K, np.int64)
         mbw.kink_lists(sm, sy, sw, n, kg, kq, nk, np.inf)
@@ -120,26 +133,17 @@ def test_tier_lists_walk_the_same_members():
                 assert np.array_equal(tkq[j, k, :tnk[j, k]], kq[k, :nk[k]][keep])
                 assert np.array_equal(tkg[j, k, :tnk[j, k]], kg[k, :nk[k]][keep])
         hi = 2.0 * c + 1.0
-        rcnt = np.zeros(K)
-        for _ in range(8):
-            mode = int(rng.integers(0, 3))
-            f, t = int(rng.integers(0, F)), int(rng.integers(0, nb - 1))
-            lab_fixed, k = int(rng.integers(0, K)), int(rng.integers(0, K))
-            pos, p, s, w = candidate_pieces(sm, sy, sw, sx, f, t, lab_fixed, k, mode)
-            if len(p) == 0:
-                continue
-            kcap = int(rng.integers(1, len(p) + 1))
-            readk = mbw.bottom_counts(sy, sx, f, t, lab_fixed, mode, n, kcap, rcnt)
-            S0 = float(np.sum(p[:kcap]))
+        for (mode, f, t, lab_fixed, k, _, _, _, _, kcap, readk, r_k,
+             S0) in random_candidates(rng, views, n, K, F, nb, 8):
             full = mbw.walk_bound(kg, kq, nk, sx, f, t, lab_fixed, k, mode, kcap, readk,
-                                  S0, rcnt[k], c, hi)
+                                  S0, r_k, c, hi)
             j = mbw.tier_of(tR, T, readk)
             if j < 0:
                 assert T == 0 or readk > tR[T - 1]
                 continue
             assert readk <= tR[j] and (j == 0 or readk > tR[j - 1])
             tier = mbw.walk_bound(tkg[j], tkq[j], tnk[j], sx, f, t, lab_fixed, k, mode, kcap,
-                                  readk, S0, rcnt[k], c, hi)
+                                  readk, S0, r_k, c, hi)
             assert np.array_equal(np.array(full), np.array(tier))
             n_tiered += 1
         n_checked += 1

@@ -94,8 +94,7 @@ def selected_fits(config, planned, results: pd.DataFrame, cells: pd.DataFrame) -
         "key": sel["key"], "order": sel["table_index"] * 1000 + sel["entry_index"]})
     facts = cells.drop_duplicates("key", keep="last").set_index("key")
     for c in SELECTED_FACTS:
-        out[c] = out["key"].map(facts[c]) if c in facts.columns else ""
-    out = out.fillna({c: "" for c in SELECTED_FACTS})
+        out[c] = out["key"].map(facts[c]).fillna("")
     out = out.sort_values(["order", "noise_rate", "dataset", "seed", "fold"], kind="stable")
     return out[cols].reset_index(drop=True)
 
