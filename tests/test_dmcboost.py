@@ -250,6 +250,22 @@ def random_node_problem(rng, integer, T=None):
     return X, np.full(F, nb, np.int32), scores, y, c, K
 
 
+def placement_problem(rng):
+    """A random state where the two kink placements of the Phase I key often disagree: real
+    weights over several rounds and labels mostly the ensemble's top label, so many examples
+    are right by small margins and many candidates' intervals end inside an axis cell."""
+    n = int(rng.integers(8, 30))
+    K = int(rng.integers(2, 5))
+    F = int(rng.integers(1, 4))
+    nb = int(rng.integers(2, 5))
+    X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
+    scores, c = ensemble_state(rng, n, K, int(rng.integers(3, 9)), False)
+    y = rng.integers(0, K, n).astype(np.int32)
+    agree = rng.random(n) < 0.7
+    y[agree] = scores.argmax(axis=1)[agree]
+    return X, np.full(F, nb, np.int32), scores, y, c, K
+
+
 def same_tree(ws, m, nodes, vote):
     assert m == len(nodes["feature"])
     assert list(ws.feature[:m]) == nodes["feature"]
@@ -275,6 +291,28 @@ def test_phase1_tree_equals_brute_force(two_pass):
         m = p1.grow_zero_one_tree(ws, X, y, n_bins, scores, c, two_pass=two_pass)
         nodes, vote = nz.grow_tree_naive(X, y, n_bins, scores, depth, c=c)
         same_tree(ws, m, nodes, vote)
+
+
+@pytest.mark.parametrize("two_pass", [None, False, True])
+def test_phase1_tree_equals_brute_force_under_both_kink_placements(two_pass):
+    # The midpoint and the cut-aware placement (zero_one_phase1 module docstring) against
+    # brute force, on states where they choose different trees often enough that a grower
+    # ignoring the placement flag, or placing the kinks the other way, fails.
+    rng = np.random.default_rng(11)
+    differ = 0
+    for it in range(60):
+        X, n_bins, scores, y, c, K = placement_problem(rng)
+        depth = int(rng.integers(1, 4))
+        trees = []
+        for cut in (False, True):
+            ws = ZeroOneWorkspace(len(y), X.shape[1], X.max() + 1, K, depth)
+            m = p1.grow_zero_one_tree(ws, X, y, n_bins, scores, c, two_pass=two_pass,
+                                      cut_aware=cut)
+            nodes, vote = nz.grow_tree_naive(X, y, n_bins, scores, depth, c=c, cut_aware=cut)
+            same_tree(ws, m, nodes, vote)
+            trees.append((nodes, vote.tolist()))
+        differ += trees[0] != trees[1]
+    assert differ >= 10
 
 
 def test_phase1_node_ranking_uses_the_exponential_loss_on_ties():
@@ -766,3 +804,45 @@ def test_corner_key_shares_tied_slots_evenly():
         assert got >= Q0 / k - 1e-12          # the pessimistic slope is a lower bound
         differs += got > Q0 / k + 1e-12
     assert differs > 30
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_phase1_keeps_the_exactly_better_of_its_two_proposals(seed, monkeypatch):
+    # Each Phase I round grows a tree under the midpoint and one under the cut-aware kink
+    # placement (dmcboost._boost_phase1) and keeps the one whose exact line search has fewer
+    # errors, then a lower exponential loss, the midpoint tree on ties. Every proposal is
+    # recorded with its own exact line search; the kept round must be the better one, and
+    # the cut-aware tree must win some rounds (else a builder always keeping the midpoint
+    # tree would pass).
+    import mcboost_cli.algorithms.dmcboost as dm
+    proposals, kept = [], []
+    grow = dm.grow_zero_one_tree
+
+    def recording_grow(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, **kw):
+        m = grow(ws, X_binned, y, n_bins, scores, c, unit, **kw)
+        n, K = scores.shape
+        buf = ([np.empty(n) for _ in range(5)] + [np.empty(n, np.int64)]
+               + [np.empty(n + 1) for _ in range(2)])
+        r = ls.line_search_zero_one_exp(scores.copy(), y, ws.vote.copy(), unit, *buf)
+        proposals.append((bool(kw.get("cut_aware", False)), ws.vote.copy(), r[1], r[5]))
+        return m
+
+    keep = dm.DirectBoosting._keep
+
+    def recording_keep(self, t, m, alpha, phase, objective, relaxed=False):
+        if phase == 1:
+            kept.append((len(proposals), self._ws.vote.copy()))
+        return keep(self, t, m, alpha, phase, objective, relaxed)
+
+    monkeypatch.setattr(dm, "grow_zero_one_tree", recording_grow)
+    monkeypatch.setattr(dm.DirectBoosting, "_keep", recording_keep)
+    X, y = make_data(seed, noise=0.2)
+    DMCBoost(n_rounds=40, max_depth=2, max_bins=32, n_prime="n/10").fit(X, y)
+    cut_won = 0
+    for n_props, vote in kept:
+        (c0, v0, e0, x0), (c1, v1, e1, x1) = proposals[n_props - 2:n_props]
+        assert not c0 and c1
+        cut_better = e1 < e0 or (e1 == e0 and x1 < x0 - ls.OBJ_TIE_EPS * (1 + abs(x0)))
+        np.testing.assert_array_equal(vote, v1 if cut_better else v0)
+        cut_won += cut_better and not np.array_equal(v0, v1)
+    assert len(kept) >= 5 and cut_won >= 1

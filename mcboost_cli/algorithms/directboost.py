@@ -65,8 +65,10 @@ class _DirectBoost(DirectBoosting):
     # 2: Phase II corner tie-break by corner_key (was g(eps)); 3: a Phase II gain below the
     # bisection's resolution counts as no increase (the two bottom-n' average variants);
     # 4: Phase I takes error-neutral steps, every minimum interval compared by the
-    # exponential loss (ALGORITHMS.md, "Phase I: error-neutral steps").
-    version = "4"
+    # exponential loss (ALGORITHMS.md, "Phase I: error-neutral steps"); 5: two Phase I
+    # proposals a round, the midpoint and the cut-aware kink placement, the exactly better
+    # kept (ALGORITHMS.md, "Where the midpoint placement fails").
+    version = "5"
     binary_only = True
     param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS, N_PRIME_FRACTION, EPSILON, TH, PATIENCE,
                    PHASE1_PATIENCE)
@@ -125,8 +127,9 @@ class DirectBoostAvg(_DirectBoost):
 
     name = "directboost_avg"
     # 5: Phase II trees keyed on the whole tree's step inside [0, d - epsilon] (was: each
-    # node's own examples, d without epsilon), ties by the corner key; epsilon 0.01 -> 1e-9.
-    version = "5"
+    # node's own examples, d without epsilon), ties by the corner key; epsilon 0.01 -> 1e-9;
+    # 6: Phase I's two proposals (as _DirectBoost's 5).
+    version = "6"
     param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS, N_PRIME_FRACTION, EPSILON_REGION, TH,
                    PATIENCE, PHASE1_PATIENCE)
     _objective = OBJ_BOTTOM_AVG
@@ -180,8 +183,9 @@ class DirectBoostOrder(_DirectBoost):
     """
 
     name = "directboost_order"
-    # 2: exact line search (version 3's resolution bound does not apply); 4: Phase I as above.
-    version = "4"
+    # 2: exact line search (version 3's resolution bound does not apply); 4, 5: Phase I as
+    # above.
+    version = "5"
     _objective = OBJ_ORDER
     _constrain = False
     _relax = True

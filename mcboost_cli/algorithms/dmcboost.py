@@ -139,6 +139,15 @@ def _split_lines(p, s, inc, dec):
     return n_inc, n_dec
 
 
+def _proposal_better(a, b):
+    """Phase I proposal a beats b (``line_search_zero_one_exp`` results): fewer training
+    errors at its step, or as many and an exponential loss lower by more than the relative
+    ``OBJ_TIE_EPS``."""
+    if a[1] != b[1]:
+        return a[1] < b[1]
+    return a[5] < b[5] - OBJ_TIE_EPS * (1.0 + abs(b[5]))
+
+
 class DirectBoosting(BaseBoosting):
     """Shared two-phase round of DMCBoost and DirectBoost (not registered itself).
 
@@ -259,11 +268,23 @@ class DirectBoosting(BaseBoosting):
         """
         ws = self._ws
         n = y.shape[0]
+        # Lines 3-4 with two proposals (ALGORITHMS.md, "Where the midpoint placement fails"):
+        # Alg. 1.2 grown under the key's midpoint kink placement and under the cut-aware one;
+        # DirectBoost Alg. 1 lines 12-13 then decide between the two trees exactly — the
+        # larger error reduction of the line search, then the smaller exponential loss —
+        # and the midpoint tree on a tie.
         m = grow_zero_one_tree(ws, X_binned, y, self._n_bins, self._scores, self._c,
                                UNBOUNDED_STEP)                        # line 4
-        alpha, err_min, err_now, _, _, loss, loss0 = line_search_zero_one_exp(  # line 5
-            self._scores, y, ws.vote, UNBOUNDED_STEP, self._plus, self._minus, self._kinks,
-            self._cs, self._ds, self._korder, self._cpre, self._dpre)
+        found = self._line_search_phase1(y)                           # line 5
+        ws.save_tree(m)
+        m_cut = grow_zero_one_tree(ws, X_binned, y, self._n_bins, self._scores, self._c,
+                                   UNBOUNDED_STEP, cut_aware=True)
+        found_cut = None if ws.same_votes_as_saved() else self._line_search_phase1(y)
+        if found_cut is not None and _proposal_better(found_cut, found):
+            m, found = m_cut, found_cut
+        else:
+            ws.restore_tree(m)
+        alpha, err_min, err_now, _, _, loss, loss0 = found
         if err_now == 0:
             self.phase1_stop_ = "zero training error"
             return None
@@ -289,6 +310,13 @@ class DirectBoosting(BaseBoosting):
                 return None    # line 7: a coordinatewise local minimum
         self.n_phase1_rounds_ += 1
         return self._keep(t, m, alpha, 1, err_min / n)
+
+    def _line_search_phase1(self, y):
+        """``line_search_zero_one_exp`` of the tree in the workspace (Alg. 1.1 with the
+        exponential-loss choice among the minimum intervals)."""
+        return line_search_zero_one_exp(
+            self._scores, y, self._ws.vote, UNBOUNDED_STEP, self._plus, self._minus,
+            self._kinks, self._cs, self._ds, self._korder, self._cpre, self._dpre)
 
     def _objective_value(self):
         """The Phase II objective of the current ensemble."""
@@ -445,8 +473,10 @@ class DMCBoost(DirectBoosting):
                  "KDD 2014")
     # 2: Phase II corner tie-break by corner_key (was g(eps)); 3: a Phase II gain below the
     # line search's resolution counts as no increase (was: above 1e-12 relative); 4: Phase I
-    # takes error-neutral steps, every minimum interval compared by the exponential loss.
-    version = "4"
+    # takes error-neutral steps, every minimum interval compared by the exponential loss;
+    # 5: each Phase I round grows a tree under each kink placement of the key (midpoint,
+    # cut-aware) and keeps the exactly better one.
+    version = "5"
     param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS, N_PRIME, EPSILON, TH, PATIENCE,
                    PHASE1_PATIENCE)
     test_params = {"n_rounds": 15, "max_depth": 2}

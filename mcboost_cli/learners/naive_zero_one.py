@@ -239,11 +239,12 @@ def key_better(v, best):
     return v[1] < best[1] - 1e-9 * (abs(v[1]) + abs(best[1]))
 
 
-def zero_one_key_naive(scores, y, votes, axis, ref, unit):
+def zero_one_key_naive(scores, y, votes, axis, ref, unit, cut_aware=False):
     """The Phase I key of a whole vote vector (``zero_one_phase1``), by brute force: for
     every axis cell j, the error just right of axis[j] and the exponential loss's minimum
     over the cell, which ends at the hypothesis's first breakpoint inside it, the kinks
-    placed by the cell's midpoint; the smallest (error, loss), first cell on ties."""
+    placed by the cell's midpoint — or, with ``cut_aware``, by the cell's left end when that
+    breakpoint cuts the cell short; the smallest (error, loss), first cell on ties."""
     n, K = scores.shape
     r = np.arange(n)
     ay = scores[r, y]
@@ -257,13 +258,17 @@ def zero_one_key_naive(scores, y, votes, axis, ref, unit):
     best = None
     for j, lo in enumerate(axis):
         hi = axis[j + 1] if j + 1 < len(axis) else np.inf
+        cell_end = hi
         after = keys[keys > lo]
         if len(after):
             hi = min(hi, after[0])
         e = strict_error_at(scores, y, votes, lo + 1.0 if hi == np.inf else (lo + hi) / 2)
         A = float(np.exp(-m[hit] - shift).sum())
         kink = top - scores[r, votes]
-        past = ~hit & (ref[j] > kink)
+        # Kinks placed by the cell's midpoint, or (cut_aware) by its left end when the
+        # hypothesis's interval is cut short inside the cell (it is judged near that end).
+        place = lo if cut_aware and hi < cell_end else ref[j]
+        past = ~hit & (place > kink)
         before = ~hit & ~past
         C = float(np.exp(-m[before] - shift).sum())
         D = float(np.exp(-(ay - scores[r, votes])[past] - shift).sum())
@@ -303,7 +308,8 @@ def corner_key_naive(p, s, w, k):
 
 
 def grow_tree_naive(X_binned, y, n_bins, scores, max_depth, *, phase="zero_one", c=1.0,
-                    nprime=1, objective="avg", constrain=False, eps=0.0, unit=1.0):
+                    nprime=1, objective="avg", constrain=False, eps=0.0, unit=1.0,
+                    cut_aware=False):
     """Brute-force twin of ``zero_one_phase1``'s and ``margin_tree``'s growers.
 
     Candidates are ranked like the compiled growers: Phase I by ``zero_one_key_naive`` of the
@@ -325,7 +331,7 @@ def grow_tree_naive(X_binned, y, n_bins, scores, max_depth, *, phase="zero_one",
             return _margin_rank(scores, y, idx, votes, c, nprime, objective, constrain, eps)
         full = cur.copy()
         full[idx] = votes
-        return zero_one_key_naive(scores, y, full, axis, ref, unit)
+        return zero_one_key_naive(scores, y, full, axis, ref, unit, cut_aware)
 
     def better(v, best):
         if best is None:

@@ -29,7 +29,15 @@ rule of ``line_search_zero_one_exp``, on the round's compressed axis:
 * inside cell j an example voted its class contributes e^-m e^-alpha, one voted another label
   e^-m before its kink and e^(alpha-w) after it, the kink placed by the cell's midpoint
   (``kink_pos``); so the loss in cell j is A e^-alpha + C_j + D_j e^alpha and its minimum over
-  the inset cell has a closed form (``cell_loss``).
+  the inset cell has a closed form (``cell_loss``);
+* ``cut_aware`` places the kinks by the cell's left end instead when the hypothesis's own
+  interval ends inside the cell (a correct example turns wrong there): such a hypothesis is
+  judged on a stretch next to the left end, where the midpoint placement counts kinks of the
+  cell's left half as already risen and underestimates its loss (the Zeno steps of
+  ALGORITHMS.md, "Where the midpoint placement fails"). The kinks of a cell's left half are
+  summed apart (``half_cell_flags``, ``_rest_half``, ``_half_bucket``, ``_half_row``) and
+  moved back from D to C for those hypotheses. DMCBoost grows a tree under each placement and
+  keeps the exactly better one (``algorithms.dmcboost``, ``_boost_phase1``).
 
 Ties of the exponential loss (relative ``EXP_TIE_REL``) go to the lowest label, then the first
 feature and the lowest threshold. The brute-force twin is
@@ -229,6 +237,94 @@ def _rest_of_tree(sample_index, start, end, y, scores, cur, correct, rank, s_idx
         oC[j] = c                 # kink_pos > j: before the kink in cell j
         c += bC[j]
     return oA
+
+
+@njit(cache=True, nogil=True)
+def half_cell_flags(scores, y, R, axis, kink_pos, hflag):
+    """hflag[i, k] (k != y_i): i's kink under label k lies in the left half of the cell
+    where ``kink_pos`` counts it as past, [axis[j], ref[j]) with j = kink_pos[i, k]. In that
+    cell the midpoint placement counts the term as rising (e^(a - w)); a candidate judged in
+    the cell's left part (its interval cut short) gets it flat (e^-m) instead: the kinks are
+    placed by the left end (ALGORITHMS.md, "Where the midpoint placement fails")."""
+    n, K = scores.shape
+    for i in range(n):
+        yi = y[i]
+        t = top_wrong(scores, i, yi)
+        for k in range(K):
+            if k == yi:
+                hflag[i, k] = False
+                continue
+            j = kink_pos[i, k]
+            hflag[i, k] = j < R and t - scores[i, k] >= axis[j]
+
+
+@njit(cache=True, nogil=True)
+def _rest_half(sample_index, start, end, y, cur, R, kink_pos, hflag, em, ew, mark, stamp,
+               oHC, oHD):
+    """The left-half terms of the examples outside S (``half_cell_flags``): per cell j, the
+    sums of their e^-m (oHC[j]) and e^-w (oHD[j]). ``mark`` is _rest_of_tree's."""
+    for j in range(R + 1):
+        oHC[j] = 0.0
+        oHD[j] = 0.0
+    for i in range(y.shape[0]):
+        if mark[i] == stamp:
+            continue
+        v = cur[i]
+        if v != y[i] and hflag[i, v]:
+            kp = kink_pos[i, v]
+            oHC[kp] += em[i]
+            oHD[kp] += ew[i, v]
+
+
+@njit(cache=True, nogil=True)
+def _half_bucket(jpos, ev_code, j, K, hflag, em, ew, xw, hc, hd, thc, thd, hcnt, add):
+    """Bucket j's kinks that lie in cell j's left half, per (label, feature, non-empty bin)
+    (hc, hd), per label (thc, thd, hcnt); with add=False put those entries back to 0."""
+    a = 0 if j == 0 else jpos[j - 1]
+    F = hc.shape[1]
+    for q in range(a, jpos[j]):
+        code = ev_code[q]
+        if code & 1 == 0:
+            continue
+        ik = code >> 1
+        i = ik // K
+        k = ik - i * K
+        if not hflag[i, k]:
+            continue
+        if add:
+            mv = em[i]
+            dv = ew[i, k]
+            thc[k] += mv
+            thd[k] += dv
+            hcnt[k] += 1
+            for f in range(F):
+                w = xw[i, f]
+                hc[k, f, w] += mv
+                hd[k, f, w] += dv
+        else:
+            thc[k] = 0.0
+            thd[k] = 0.0
+            hcnt[k] = 0
+            for f in range(F):
+                w = xw[i, f]
+                hc[k, f, w] = 0.0
+                hd[k, f, w] = 0.0
+
+
+@njit(cache=True, nogil=True)
+def _half_row(hc, hd, k, f, nt, phc, phd, hrow, pos_id):
+    """Prefix sums of hc, hd over the bins <= each threshold (label k, feature f), memoised
+    for the current position."""
+    if hrow[k, f] == pos_id:
+        return
+    hrow[k, f] = pos_id
+    cc = 0.0
+    cd = 0.0
+    for v in range(nt):
+        cc += hc[k, f, v]
+        cd += hd[k, f, v]
+        phc[k, f, v] = cc
+        phd[k, f, v] = cd
 
 
 @njit(cache=True, nogil=True)
@@ -541,7 +637,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                       want_split, correct, rank, s_idx, R, axis, em, kink_pos, ew, unit, mark,
                       stamp, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa,
                       tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc,
-                      pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat):
+                      pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat,
+                      half):
     """Best split of node S (Alg. 1.2 lines 4-13) under the global key (module docstring).
 
     Returns (found, feature, threshold, k_left, k_right, k_single); k_single is the best
@@ -578,6 +675,14 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
     B = L1.shape[1]
     oA = _rest_of_tree(sample_index, start, end, y, scores, cur, correct, rank, s_idx, R, em,
                        kink_pos, ew, mark, stamp, oE, oC, oD, oH, bE, bC, bD)
+    hflag, oHC, oHD, hc, hd, thc, thd, hcnt, phc, phd, hrow, hon = half
+    cut_on = hon[0] > 0
+    if cut_on:
+        _rest_half(sample_index, start, end, y, cur, R, kink_pos, hflag, em, ew, mark, stamp,
+                   oHC, oHD)
+        for k in range(K):
+            for f in range(F):
+                hrow[k, f] = -1
     any_valid = _node_bins(X, sample_index, start, end, n_bins, want_split, nbin, u, ub, xw)
     _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_pos, jpos,
                  ev_code, K)
@@ -694,6 +799,14 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 continue      # every candidate has fewer errors elsewhere (_stretch_minima)
             lo = axis[j]
             hi = axis[j + 1] if j + 1 < R else INF
+            cell_end = hi
+            ohc = 0.0
+            ohd = 0.0
+            if cut_on:
+                _half_bucket(jpos, ev_code, j, K, hflag, em, ew, xw, hc, hd, thc, thd, hcnt,
+                             True)
+                ohc = oHC[j]
+                ohd = oHD[j]
             oe = oE[j]
             oc = oC[j]
             od = oD[j]
@@ -706,8 +819,13 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 for k in range(K):
                     e = oe + tot[k]
                     if e <= lmin[k]:
-                        x = cell_loss(oA + tsa[k], oc + tsc[k], od + tsd[k], lo,
-                                      min(hi, tmin[k]), unit)
+                        hk = min(hi, tmin[k])
+                        if cut_on and hk < cell_end:
+                            # Cut short: the kinks of the cell's left half are still flat.
+                            x = cell_loss(oA + tsa[k], oc + tsc[k] + ohc + thc[k],
+                                          max(od + tsd[k] - ohd - thd[k], 0.0), lo, hk, unit)
+                        else:
+                            x = cell_loss(oA + tsa[k], oc + tsc[k], od + tsd[k], lo, hk, unit)
                         if _key_better(e, x, lmin[k], xs[k]):
                             lmin[k] = e
                             xs[k] = x
@@ -843,7 +961,31 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                             if hstamp[k, f] != pos_id:
                                 _rise_row(hmin, k, f, nt, ph, sh, hstamp, pos_id)
                             h = min(h, sh[k, f, v])
-                    if fast and h == hi and A > 0.0 and D > 0.0 and A < D * t_lo:
+                    cut = cut_on and h < cell_end
+                    if cut:
+                        # The candidate is judged in the cell's part left of its first rise:
+                        # its kinks are placed by the cell's left end, not its midpoint.
+                        hca = 0.0
+                        hda = 0.0
+                        if hcnt[a] > 0 or hcnt[k] > 0:
+                            if hcnt[a] > 0:
+                                _half_row(hc, hd, a, f, nt, phc, phd, hrow, pos_id)
+                            if hcnt[k] > 0:
+                                _half_row(hc, hd, k, f, nt, phc, phd, hrow, pos_id)
+                            pa_c = phc[a, f, v] if hcnt[a] > 0 else 0.0
+                            pa_d = phd[a, f, v] if hcnt[a] > 0 else 0.0
+                            pk_c = phc[k, f, v] if hcnt[k] > 0 else 0.0
+                            pk_d = phd[k, f, v] if hcnt[k] > 0 else 0.0
+                            if sweep == 0:
+                                hca = thc[a] - pa_c + pk_c
+                                hda = thd[a] - pa_d + pk_d
+                            else:
+                                hca = pa_c + thc[k] - pk_c
+                                hda = pa_d + thd[k] - pk_d
+                        C = C + ohc + hca
+                        D = max(D - ohd - hda, 0.0)
+                        x = cell_loss(A, C, D, lo, h, unit)
+                    elif fast and h == hi and A > 0.0 and D > 0.0 and A < D * t_lo:
                         x = C + A * em_l
                         x += D * ep_l
                     elif fast and h == hi and A > 0.0 and D > 0.0 and A > D * t_hi:
@@ -859,6 +1001,9 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                             L2[f, v, k] = e
                             X2[f, v, k] = x
             _rise_minima(jpos, ev_code, j + 1, K, correct, y, scores, xw, hmin, tmin, True)
+            if cut_on:
+                _half_bucket(jpos, ev_code, j, K, hflag, em, ew, xw, hc, hd, thc, thd, hcnt,
+                             False)
         if any_valid and not two_pass:
             for f in range(F):
                 for v in range(u[f] - 1):
@@ -916,7 +1061,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
                  oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd,
                  nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph,
-                 sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat):
+                 sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat, half):
     n = X.shape[0]
     n_nodes, top = start_tree(n, sample_index, feature, left, right, node_start, node_end,
                               node_depth, stack)
@@ -929,7 +1074,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
         axis, em, kink_pos, ew, unit, mark, 0, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa,
         sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe,
         rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt,
-        mstat)
+        mstat, half)
     node_label[0] = k0
     write_votes(sample_index, 0, n, k0, vote)
     stamp = 1
@@ -944,7 +1089,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
             correct, rank, s_idx, R, axis, em, kink_pos, ew, unit, mark, stamp, oE, oC, oD, oH,
             bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2,
             kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp,
-            kver, Q, lst, cnt, dirty, vcnt, mstat)
+            kver, Q, lst, cnt, dirty, vcnt, mstat, half)
         stamp += 1
         if not found:
             continue
@@ -990,6 +1135,11 @@ class Phase1Scratch:
         # a candidate's cell loss in threshold scans (the mode rule of best_split_phase1);
         # [2]: -1 (that rule), or 0 / 1 to force one mode (tests).
         self.mstat = np.array([1.0, VISIT_COST, -1.0])
+        # The kinks of a cell's left half (half_cell_flags, _half_bucket).
+        self.half = (np.zeros((n, K), np.bool_), np.zeros(n + 2), np.zeros(n + 2),
+                     np.zeros((K, F, B)), np.zeros((K, F, B)), np.zeros(K), np.zeros(K),
+                     np.zeros(K, np.int64), np.zeros((K, F, B)), np.zeros((K, F, B)),
+                     np.full((K, F), -1, np.int64), np.ones(1, np.int64))
 
 
 def _scratch(ws, n, F):
@@ -1002,18 +1152,23 @@ def _scratch(ws, n, F):
     return s
 
 
-def grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pass=None):
+def grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pass=None,
+                       cut_aware=False):
     """Grow a Phase I tree for the ensemble with training scores ``scores``; ``unit`` is the
     step of an unbounded interval whose loss has no positive minimiser (the line search's
     convention). Returns the number of nodes; the tree is in ``ws`` (a
     ``zero_one_workspace.ZeroOneWorkspace``; ``vote`` = each training sample's label). ``c`` is
     accepted for the callers' convenience and not used (the losses are shifted by the
     largest term instead). ``two_pass`` (tests): None lets each node choose whether it finds
-    its candidates' smallest errors first, True / False forces it (same trees)."""
+    its candidates' smallest errors first, True / False forces it (same trees). ``cut_aware``:
+    the kink placement of the key (module docstring); False, the cells' midpoints."""
     s = _scratch(ws, X_binned.shape[0], X_binned.shape[1])
     s.mstat[2] = -1.0 if two_pass is None else float(bool(two_pass))
     R = int(prepare_round(scores, y, float(unit), ws.correct, ws.rank, ws.s_idx, ws.axis,
                           ws.ref, ws.em, ws.kink_pos, ws.ew))
+    if cut_aware:
+        half_cell_flags(scores, y, R, ws.axis, ws.kink_pos, s.half[0])
+    s.half[11][0] = 1 if cut_aware else 0
     _grow_phase1(X_binned, y, scores, n_bins, ws.max_depth, R, float(unit), ws.sample_index,
                  ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right, ws.node_label,
                  ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote, ws.n_nodes,
@@ -1022,5 +1177,5 @@ def grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pa
                  ws.sc, ws.sd, ws.tot, ws.tsa, ws.tsc, ws.tsd, ws.nbin, ws.L1, ws.X1, ws.L2,
                  ws.X2, ws.kleft, ws.tmin, ws.lmin, ws.xs, s.u, s.ub, s.xw, s.pe, s.rc, s.pa,
                  s.pc, s.pd, s.ph, s.sh, s.hmin, s.rowver, s.hstamp, s.kver, s.Q, s.lst,
-                 s.cnt, s.dirty, s.vcnt, s.mstat)
+                 s.cnt, s.dirty, s.vcnt, s.mstat, s.half)
     return int(ws.n_nodes[0])

@@ -47,6 +47,11 @@ class ZeroOneWorkspace:
         self.stack = np.zeros(max_nodes, np.int32)
         self.vote = np.zeros(n, np.int32)
         self.n_nodes = np.zeros(1, np.int64)
+        # A tree set aside while another is grown (DMCBoost's Phase I grows one under each
+        # kink placement and keeps one: ``save_tree`` / ``restore_tree``).
+        self._kept = (np.empty(max_nodes, np.int32), np.empty(max_nodes, np.int32),
+                      np.empty(max_nodes, np.int32), np.empty(max_nodes, np.int32),
+                      np.empty(max_nodes, np.int32), np.empty(n, np.int32))
         # Phase I (``zero_one_phase1``): round data (``prepare_round``) ...
         self.correct = np.zeros(n, np.bool_)
         self.rank = np.zeros(n, np.int32)
@@ -146,3 +151,21 @@ class ZeroOneWorkspace:
         self.ubr = np.zeros(F * B, np.float64)
         self.top_lab = np.zeros(n, np.int32)
 
+    def _tree_arrays(self):
+        return (self.feature, self.threshold, self.left, self.right, self.node_label, self.vote)
+
+    def save_tree(self, n_nodes):
+        """Set the grown tree (its first n_nodes nodes and the training votes) aside."""
+        for kept, a in zip(self._kept, self._tree_arrays()):
+            m = n_nodes if a is not self.vote else a.shape[0]
+            kept[:m] = a[:m]
+
+    def restore_tree(self, n_nodes):
+        """Put back the tree of the last ``save_tree(n_nodes)``."""
+        for kept, a in zip(self._kept, self._tree_arrays()):
+            m = n_nodes if a is not self.vote else a.shape[0]
+            a[:m] = kept[:m]
+
+    def same_votes_as_saved(self):
+        """The current tree votes like the one set aside on every training sample."""
+        return bool(np.array_equal(self.vote, self._kept[5]))
