@@ -563,10 +563,11 @@ def _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, kinks, sc
 
 
 @njit(cache=True, nogil=True)
-def _rise_minima(jpos, ev_code, j, K, correct, y, scores, xw, hmin, tmin, reset):
-    """Per (label, feature, non-empty bin) and per label (tmin), the smallest point where an
-    example of S turns wrong among the rises of bucket j — or, with reset, put them back to
-    inf."""
+def _rise_minima(jpos, ev_code, j, K, correct, y, scores, xw, hmin, tmin, reset, per_bin):
+    """Per label (tmin) and, with per_bin, per (label, feature, non-empty bin) (hmin), the
+    smallest point where an example of S turns wrong among the rises of bucket j — or, with
+    reset, put hmin back to inf. The per-bin minima are needed only where candidates are
+    listed (their own interval ends); the per-label ones by the single labels everywhere."""
     F = hmin.shape[1]
     a = jpos[j - 1]
     for k in range(K):
@@ -587,6 +588,8 @@ def _rise_minima(jpos, ev_code, j, K, correct, y, scores, xw, hmin, tmin, reset)
         v = scores[i, y[i]] - scores[i, k]
         if v < tmin[k]:
             tmin[k] = v
+        if not per_bin:
+            continue
         for f in range(F):
             w = xw[i, f]
             if v < hmin[k, f, w]:
@@ -812,7 +815,9 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             od = oD[j]
             # A hypothesis's interval starting at axis[j] ends at its first rise inside the
             # cell (the rises of bucket j + 1): per (label, feature, bin) minima.
-            _rise_minima(jpos, ev_code, j + 1, K, correct, y, scores, xw, hmin, tmin, False)
+            _rise_minima(jpos, ev_code, j + 1, K, correct, y, scores, xw, hmin, tmin, False,
+                         False)
+            per_bin = False
             hi = min(hi, oH[j])
             if sweep == 0:
                 # The single label: S votes k.
@@ -904,6 +909,10 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 # logarithms. "Clearly": A < D e^(2 lo_in) (1 - 1e-9) gives a* < lo_in (the
                 # 1e-9 dwarfs the rounding of the logs and of the products), A > D
                 # e^(2 hi_in) (1 + 1e-9) gives a* > hi_in.
+                if nl > 0:
+                    per_bin = True
+                    _rise_minima(jpos, ev_code, j + 1, K, correct, y, scores, xw, hmin, tmin,
+                                 False, True)
                 fast = hi < INF
                 if fast:
                     wd = hi - lo
@@ -1000,7 +1009,9 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                         else:
                             L2[f, v, k] = e
                             X2[f, v, k] = x
-            _rise_minima(jpos, ev_code, j + 1, K, correct, y, scores, xw, hmin, tmin, True)
+            if per_bin:
+                _rise_minima(jpos, ev_code, j + 1, K, correct, y, scores, xw, hmin, tmin, True,
+                             True)
             if cut_on:
                 _half_bucket(jpos, ev_code, j, K, hflag, em, ew, xw, hc, hd, thc, thd, hcnt,
                              False)
