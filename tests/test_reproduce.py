@@ -5,6 +5,7 @@ on a tiny two-table config (car 5-fold + segmentation predefined)."""
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -869,3 +870,24 @@ def test_phase1_train_error_of_an_older_store_comes_from_its_curves(tmp_path, re
     back_file = read_cells(old)
     assert list(back_file.columns) == list(CELL_COLUMNS)
     assert (back_file["phase1_train_error"] == "").all()
+
+
+def test_sample_cells_counts_a_shared_prefix_in_the_rerun_time():
+    # DMCBoost's n' grid shares one Phase I: a sibling that started from it records only its
+    # own seconds, but re-running it computes the prefix again. The cheap sibling of an
+    # expensive prefix group is not "cheap"; one of a cheap group is, and a baseline is
+    # judged by its own seconds.
+    rows = []
+    for fold, secs in ((0, ("40.000", "1.000")), (1, ("1.500", "1.000"))):
+        for nprime, s in zip(("1", "n/10"), secs):
+            rows.append({c: "" for c in CELL_COLUMNS} | {
+                "key": f"dmc-{fold}-{nprime}", "dataset": "car", "protocol": "five_fold",
+                "fold": str(fold), "noise_rate": "0.0", "seed": "0", "algorithm": "dmcboost",
+                "algorithm_version": "5", "fit_seconds": s,
+                "params": json.dumps({"max_depth": 3, "n_prime": nprime})})
+    rows.append({c: "" for c in CELL_COLUMNS} | {"key": "samme-0", "dataset": "car",
+                                                  "algorithm": "samme", "fit_seconds": "1.000",
+                                                  "params": "{}"})
+    frame = pd.DataFrame(rows, columns=list(CELL_COLUMNS))
+    picked = set(sample_cells(frame, 100, max_seconds=5.0)["key"])
+    assert picked == {"dmc-1-1", "dmc-1-n/10", "samme-0"}

@@ -290,11 +290,44 @@ def import_cells(store, frame: pd.DataFrame, planned, config_hash: str = "") -> 
     return len(pairs)
 
 
-def sample_cells(frame: pd.DataFrame, n: int, max_seconds: float = 5.0) -> pd.DataFrame:
-    """A fixed sample of at most ``n`` rows: cells whose recorded fit took at most
-    ``max_seconds``, spread over the algorithms (round robin) and, within one, over the
-    datasets, taken in key order — the same rows for the same file."""
+def rerun_seconds(frame: pd.DataFrame) -> pd.Series:
+    """What re-running each row would take, from the recorded fit seconds: its own, plus —
+    for an algorithm whose grid points share a prefix (``algorithms.base``, "Shared
+    prefixes") — the longest recorded fit of its prefix group, because the row may have
+    started from a sibling's saved prefix (its own seconds leave that part out) and a re-run
+    computes the prefix again. An upper bound; NaN without a recorded time."""
+    from ..algorithms.registry import all_algorithms
     secs = pd.to_numeric(frame["fit_seconds"], errors="coerce")
+    free = {name: cls._prefix_free_params for name, cls in all_algorithms().items()
+            if cls._prefix_free_params}
+    shared = frame["algorithm"].isin(list(free))
+    if not shared.any():
+        return secs
+
+    def group(row):
+        try:
+            params = json.loads(row["params"]) if row["params"] else {}
+        except (TypeError, ValueError):
+            return row["key"]                  # unreadable parameters: a group of its own
+        for name in free[row["algorithm"]]:
+            params.pop(name, None)
+        return "|".join(str(row[c]) for c in ("dataset", "protocol", "fold", "noise_rate",
+                                              "seed", "algorithm", "algorithm_version")
+                        ) + "|" + canonical_json(params)
+
+    part = frame[shared]
+    groups = part.apply(group, axis=1)
+    out = secs.copy()
+    out[shared] = secs[shared] + secs[shared].groupby(groups).transform("max")
+    return out
+
+
+def sample_cells(frame: pd.DataFrame, n: int, max_seconds: float = 5.0) -> pd.DataFrame:
+    """A fixed sample of at most ``n`` rows: cells whose re-run takes at most
+    ``max_seconds`` by the recorded times (``rerun_seconds``), spread over the algorithms
+    (round robin) and, within one, over the datasets, taken in key order — the same rows for
+    the same file."""
+    secs = rerun_seconds(frame)
     cheap = frame[secs.le(max_seconds)].sort_values("key", kind="stable")
     queues = {}
     for alg, part in cheap.groupby("algorithm", sort=True):
