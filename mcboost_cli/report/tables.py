@@ -1,12 +1,16 @@
-"""Paper-style result tables: rows = datasets, columns = algorithms, cells = mean (std) test
-error in % over folds (and seeds), one table per (config table, noise rate).
+"""Paper-style result tables: the selected fit of every fold, summarized per table cell (mean
+and std of the test error % over folds and seeds), drawn in each table's layout
+(``report.layouts``; by default rows = datasets, columns = algorithms, one table per noise
+rate).
 
 Map of the module
 -----------------
 ``select``          the selected grid point per (table, dataset, noise, seed, fold, entry)
 ``summarize``       long frame of mean / std / folds done per table cell
-``wide_tables``     display tables, with a "<label> paper" column beside each of ours when the
-                    config table names published numbers (``report.published``)
+``wide_tables``     display tables in the table's layout (``report.layouts``: orientation,
+                    measure, spread, extra measures, noise rates as tables or rows), the
+                    published numbers beside ours when the config table names them
+                    (``report.published``)
 ``selected_fits``   the selected fit of every table cell's fold, with what the fit recorded
                     (reported round, Phase I length and its training error)
 ``render_terminal`` / ``write_outputs``
@@ -103,6 +107,11 @@ def summarize(config, planned, results: pd.DataFrame) -> pd.DataFrame:
     """Long table: table, dataset, noise_rate, algorithm (label), mean, std (in %), n (done),
     n_planned, ... — one row per (table, noise rate, dataset, entry)."""
     sel = select(planned, results)
+    # The fits' CPU seconds, for layouts that show them (``extra: [cpu_seconds]``).
+    cpu = (dict(zip(results["key"], pd.to_numeric(results["cpu_seconds"], errors="coerce")))
+           if "cpu_seconds" in results.columns else {})
+    if len(sel):
+        sel = sel.assign(cpu_seconds=sel["key"].map(cpu).astype(float))
     rows = []
     for ti, table in enumerate(config.tables):
         for rate in config.noise_rates:
@@ -130,17 +139,10 @@ def _summary_row(table_id, ds, rate, label, part, n_planned) -> dict:
         "n": n, "n_no_fit": n_no_fit, "n_planned": n_planned,
         "complete": bool(n == n_planned and part["complete_grid"].all()) if n else False,
         "mean_selected_round": float(part["selected_round"].mean()) if n else np.nan,
+        "mean_cpu_seconds": (float(part["cpu_seconds"].mean())
+                             if n and "cpu_seconds" in part and part["cpu_seconds"].notna().any()
+                             else np.nan),
     }
-
-
-def _cell_text(r) -> str:
-    if r["n"] == 0:
-        return "–"
-    mark = ("" if r["complete"] else "†") + ("‡" if r["n_no_fit"] else "")
-    if r["n_no_fit"] == r["n"]:
-        return "no fit" + mark.replace("‡", "")
-    std = "–" if np.isnan(r["std"]) else f"{r['std']:.2f}"
-    return f"{r['mean']:.2f} ({std}){mark}"
 
 
 def _published(table):
@@ -166,37 +168,19 @@ def _comparison(config, table, summary_t: pd.DataFrame, published):
                    not_compared=other_source)
 
 
-def wide_tables(config, summary: pd.DataFrame, table=None) -> dict[float, pd.DataFrame]:
-    """noise rate -> display DataFrame (rows datasets, columns algorithm labels, with a
-    "<label> paper" column after each when the table has published numbers)."""
+def wide_tables(config, summary: pd.DataFrame, table=None
+                ) -> list[tuple[float | None, pd.DataFrame]]:
+    """The printed tables of ``table`` (default: the first) in its layout
+    (``report.layouts``): ``[(noise rate, display frame)]``, the rate None when the layout
+    puts the rates in the rows. With published numbers, each of our numbers has the paper's
+    beside it ("<label> paper")."""
+    from .layouts import display_tables
     table = table or config.tables[0]
     part_t = summary[summary["table"] == table.id]
-    labels = [e.label for e in table.algorithms]
-    out = {}
-    for rate in config.noise_rates:
-        part = part_t[part_t["noise_rate"] == rate]
-        wide = pd.DataFrame(index=list(table.datasets), columns=labels, dtype=object)
-        for _, r in part.iterrows():
-            wide.loc[r["dataset"], r["algorithm"]] = _cell_text(r)
-        published = _published(table)
-        if published is not None:
-            from .published import side_by_side
-            comp = _comparison(config, table, part_t, published)
-            paper = side_by_side(comp, list(table.datasets), labels, rate)
-            cols = []
-            for label in labels:
-                cols += [label, f"{label} paper"]
-            # Our cell texts (with their partial / no-fit marks) replace the plain ones.
-            paper = paper.reindex(columns=cols)
-            for label in labels:
-                paper[label] = wide[label]
-            wide = paper
-        # Rows from another source than the catalog default say so (the note names it).
-        wide.index = [f"{d} [{_source_of(config, d)}]" if _source_of(config, d) else d
-                      for d in wide.index]
-        wide.index.name = "dataset"
-        out[rate] = wide
-    return out
+    published = _published(table)
+    comparison = (_comparison(config, table, part_t, published)
+                  if published is not None else None)
+    return display_tables(config, table, part_t, comparison, published)
 
 
 def _source_of(config, dataset) -> str:
@@ -216,11 +200,8 @@ def agreement_lines(config, summary: pd.DataFrame) -> dict[str, str]:
 
 
 def _heading(config, table, rate) -> str:
-    folds = sorted({len(table.folds_for(d, config.folds)) for d in table.datasets})
-    fold_text = " or ".join(map(str, folds)) + (" fold" if folds == [1] else " folds")
-    return (f"{table.title} — test error % mean (std) over {fold_text}"
-            + (f" × {len(config.seeds)} seeds" if len(config.seeds) > 1 else "")
-            + f", label noise {rate:g}")
+    from .layouts import heading
+    return heading(config, table, rate)
 
 
 def _where(r) -> str:
@@ -260,7 +241,7 @@ def render_terminal(config, summary) -> str:
     parts = []
     lines = agreement_lines(config, summary)
     for table in config.tables:
-        for rate, wide in wide_tables(config, summary, table).items():
+        for rate, wide in wide_tables(config, summary, table):
             parts.append(_heading(config, table, rate))
             parts.append(tabulate(wide, headers="keys", tablefmt="simple", stralign="right"))
             parts.append("")
@@ -292,7 +273,7 @@ def write_outputs(config, summary, out_dir: Path, cells: pd.DataFrame | None = N
         if config.is_quick:
             md.append(f"**{config.title}**\n")
             tex.append(f"% {config.title}")
-        for rate, wide in wide_tables(config, summary, table).items():
+        for rate, wide in wide_tables(config, summary, table):
             md.append(f"## {_heading(config, table, rate)}\n")
             md.append(tabulate(wide, headers="keys", tablefmt="pipe", stralign="right"))
             md.append("")
@@ -329,6 +310,11 @@ def _table_csv(config, table, part: pd.DataFrame) -> str:
     """Long format: our numbers, and the published ones beside them when there are any."""
     published = _published(table)
     df = part.drop(columns=["table"])
+    if "cpu_seconds" not in table.layout.extra:
+        df = df.drop(columns=["mean_cpu_seconds"], errors="ignore")
+    if table.layout.measure == "accuracy":
+        # The printed measure beside the error the comparison uses.
+        df.insert(list(df.columns).index("mean"), "accuracy_mean", 100.0 - df["mean"])
     if published is not None:
         comp = _comparison(config, table, part, published).rows
         keep = ["dataset", "noise_rate", "algorithm", "published_printed", "published_mean",

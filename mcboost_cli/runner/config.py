@@ -56,6 +56,27 @@ TABLE_KEYS = {
     "datasets": "subset of the config's datasets (default: all)",
     "protocol": "protocol overrides for this table: a protocol name or dataset -> protocol",
     "algorithms": "list of algorithm entries (the table's columns)",
+    "layout": "what the table shows and how it is oriented (see layout keys; default: rows "
+              "datasets, a column per algorithm, test error % mean (std))",
+}
+# A table's layout (``report.layouts`` draws each kind). The names live here, with the rest of
+# the config's schema, so that validating a config needs no presentation code.
+LAYOUT_KEYS = {
+    "kind": "datasets_by_algorithms (a row per dataset, a column per algorithm; default) or "
+            "algorithms_by_datasets (a row per algorithm, a column per dataset)",
+    "measure": "error (test error %, default) or accuracy (100 - test error %)",
+    "spread": "std (mean (std) over folds and seeds, default) or none (the mean only)",
+    "extra": "more numbers per cell, a list of: rounds (the reported round), cpu_seconds "
+             "(CPU seconds of the fit); means over folds and seeds",
+    "noise_rates": "tables (one table per noise rate, default) or rows (one table, the noise "
+                   "rate a row key)",
+}
+LAYOUT_CHOICES = {
+    "kind": ("datasets_by_algorithms", "algorithms_by_datasets"),
+    "measure": ("error", "accuracy"),
+    "spread": ("std", "none"),
+    "extra": ("rounds", "cpu_seconds"),
+    "noise_rates": ("tables", "rows"),
 }
 QUICK_KEYS = {
     "datasets": "subset of the config's datasets to run",
@@ -104,11 +125,25 @@ class AlgorithmEntry:
 
 
 @dataclass(frozen=True)
+class TableLayout:
+    """What a table shows and how it is oriented (``LAYOUT_KEYS``); the defaults are the
+    DMCBoost paper's layout: a row per dataset, a column per algorithm, test error % as
+    mean (std), one table per noise rate."""
+
+    kind: str = "datasets_by_algorithms"
+    measure: str = "error"
+    spread: str = "std"
+    extra: tuple[str, ...] = ()
+    noise_rates: str = "tables"
+
+
+@dataclass(frozen=True)
 class TableSpec:
-    """One result table: its algorithm entries (columns) over its datasets (rows).
+    """One result table: its algorithm entries over its datasets.
 
     ``protocols`` maps each of the table's datasets to its protocol. ``published`` names the
-    paper's table shown beside ours (``report.published``), or None.
+    paper's table shown beside ours (``report.published``), or None. ``layout`` says how the
+    table is drawn (``TableLayout``).
     """
 
     id: str
@@ -117,6 +152,7 @@ class TableSpec:
     datasets: tuple[str, ...]
     protocols: dict
     algorithms: tuple[AlgorithmEntry, ...]
+    layout: TableLayout = TableLayout()
 
     def folds_for(self, dataset: str, five_fold_folds: tuple[int, ...]) -> tuple[int, ...]:
         """The folds of ``dataset``: the config's folds under five_fold, (0,) otherwise."""
@@ -425,9 +461,31 @@ def _tables(path, raw, datasets, split_datasets, base_protocols) -> list[TableSp
                                    split_datasets, {d: base_protocols[d] for d in tdatasets})
         protocols = {d: protocols[d] for d in tdatasets}
         entries = _entries(path, f"{where}.algorithms", t["algorithms"], tdatasets)
+        layout = _layout(path, f"{where}.layout", t["layout"]) if "layout" in t \
+            else TableLayout()
         tables.append(TableSpec(tid, title, published, tuple(tdatasets), protocols,
-                                tuple(entries)))
+                                tuple(entries), layout))
     return tables
+
+
+def _layout(path, keypath, raw) -> TableLayout:
+    if not isinstance(raw, dict):
+        raise _err(path, keypath, f"{quote(raw)} is not valid; expected a mapping with keys "
+                                  + ", ".join(LAYOUT_KEYS))
+    _check_unknown(path, keypath, raw, LAYOUT_KEYS)
+    values = {}
+    for key, value in raw.items():
+        choices = LAYOUT_CHOICES[key]
+        if key == "extra":
+            values[key] = tuple(_list_of(path, f"{keypath}.extra", value, str,
+                                         check=lambda v: v in choices,
+                                         choices_text="names among " + ", ".join(choices)))
+        elif value not in choices:
+            raise _err(path, f"{keypath}.{key}", f"{quote(value)} is not valid; expected one of "
+                                                 + ", ".join(choices))
+        else:
+            values[key] = value
+    return TableLayout(**values)
 
 
 def _check_selection(path, table: TableSpec, keypath: str):

@@ -1,0 +1,223 @@
+"""Table layouts: how one result table of a paper is drawn from the summary of its cells.
+
+A config table's ``layout`` (``runner.config.TableLayout``) says what the table shows; the
+papers differ in every part of it:
+
+=============  ==========================================================================
+key            values
+=============  ==========================================================================
+kind           ``datasets_by_algorithms``: a row per dataset, a column per algorithm (the
+               DMCBoost paper's Tables 2-4; the default); ``algorithms_by_datasets``: a
+               row per algorithm, a column per dataset (the MCBoost paper's Tables 1-2)
+measure        ``error`` (test error %) or ``accuracy`` (100 - test error %)
+spread         ``std``: mean (std) over folds and seeds; ``none``: the mean only (one run)
+extra          more numbers per cell: ``rounds`` (the reported round), ``cpu_seconds``
+noise_rates    ``tables``: one table per noise rate; ``rows``: the rate is a row key
+=============  ==========================================================================
+
+Map of the module
+-----------------
+``LAYOUTS``             kind -> the function drawing it, dispatched as ``report.figures``
+                        dispatches figure kinds; each returns ``[(noise rate or None,
+                        DataFrame)]``, one display frame per printed table
+``display_tables``      the dispatch, with the published comparison shared by every kind
+``cell_text``           our cell in the layout's measure and spread, with the partial (``†``)
+                        and no-fit (``‡``) marks
+``heading``             the line above a printed table
+
+Whatever the orientation, the published numbers sit beside ours: a ``"<label> paper"``
+column after each algorithm's column (``datasets_by_algorithms``), a ``"<label> paper"`` row
+after each algorithm's row (``algorithms_by_datasets``). They are shown as printed when the
+paper's metric is the layout's measure, and converted (``100 - x``) otherwise. The agreement
+counts do not depend on the layout (``report.published.compare`` works in error %).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+MEASURE_NAMES = {"error": "test error %", "accuracy": "accuracy %"}
+EXTRA_NAMES = {"rounds": "rounds", "cpu_seconds": "CPU s"}
+# The summary column behind each extra measure (``report.tables.summarize``).
+EXTRA_COLUMNS = {"rounds": "mean_selected_round", "cpu_seconds": "mean_cpu_seconds"}
+
+
+def measure_value(mean_error: float, measure: str) -> float:
+    """A test error % in the layout's measure."""
+    return 100.0 - mean_error if measure == "accuracy" else mean_error
+
+
+def cell_text(r, layout) -> str:
+    """Our number of one summary row ``r`` (``report.tables.summarize``) in the layout's
+    measure and spread: ``mean (std)`` or ``mean``, ``–`` without a result, ``no fit`` when no
+    fold fitted; ``†`` marks a partial cell, ``‡`` a mean over the folds that fitted."""
+    if r["n"] == 0:
+        return "–"
+    mark = ("" if r["complete"] else "†") + ("‡" if r["n_no_fit"] else "")
+    if r["n_no_fit"] == r["n"]:
+        return "no fit" + mark.replace("‡", "")
+    mean = measure_value(r["mean"], layout.measure)
+    if layout.spread == "none":
+        return f"{mean:.2f}{mark}"
+    std = "–" if np.isnan(r["std"]) else f"{r['std']:.2f}"
+    return f"{mean:.2f} ({std}){mark}"
+
+
+def extra_text(r, what: str) -> str:
+    """An extra measure of one summary row: the mean over the folds, ``–`` without one."""
+    value = r.get(EXTRA_COLUMNS[what], np.nan) if r["n"] else np.nan
+    if value is None or pd.isna(value):
+        return "–"
+    return f"{value:.0f}" if what == "rounds" else f"{value:.2f}"
+
+
+def heading(config, table, rate) -> str:
+    """The line above a printed table; ``rate`` None for a table with the noise rates as
+    rows."""
+    layout = table.layout
+    folds = sorted({len(table.folds_for(d, config.folds)) for d in table.datasets})
+    fold_text = " or ".join(map(str, folds)) + (" fold" if folds == [1] else " folds")
+    what = "mean (std)" if layout.spread == "std" else "mean"
+    text = (f"{table.title} — {MEASURE_NAMES[layout.measure]} {what} over {fold_text}"
+            + (f" × {len(config.seeds)} seeds" if len(config.seeds) > 1 else ""))
+    if rate is None:
+        rates = ", ".join(f"{r:g}" for r in config.noise_rates)
+        return text + f", label noise {rates} (rows)"
+    return text + f", label noise {rate:g}"
+
+
+def _source_of(config, dataset) -> str:
+    return config.source_of(dataset) if hasattr(config, "source_of") else ""
+
+
+def _dataset_name(config, dataset) -> str:
+    """Rows from another source than the catalog default say so (a note names it)."""
+    source = _source_of(config, dataset)
+    return f"{dataset} [{source}]" if source else dataset
+
+
+def _published_texts(table, comparison, published, labels, rate) -> dict:
+    """(dataset, label) -> the published cell's display text at ``rate``, converted to the
+    layout's measure when the paper printed the other one."""
+    from .published import side_by_side
+    datasets = list(table.datasets)
+    shown = side_by_side(comparison, datasets, labels, rate)
+    out = {(d, label): shown.loc[d, f"{label} paper"] for d in datasets for label in labels}
+    if published.metric == table.layout.measure:
+        return out
+    rows = comparison.rows
+    at_rate = rows[(rows["noise_rate"] - rate).abs() < 1e-9]
+    for r in at_rate.itertuples(index=False):
+        if r.status == "ok" and not pd.isna(r.published_mean):
+            value = measure_value(r.published_mean, table.layout.measure)
+            out[(r.dataset, r.algorithm)] = f"{value:.2f}{r.flag}"
+    return out
+
+
+def _rows_by_key(part: pd.DataFrame) -> dict:
+    return {(r["dataset"], r["algorithm"]): r for _, r in part.iterrows()}
+
+
+def datasets_by_algorithms(config, table, part_t, comparison, published, rates):
+    """A row per dataset; per algorithm its column, its extra measures' columns, and the
+    published column when the table has published numbers."""
+    layout = table.layout
+    labels = [e.label for e in table.algorithms]
+    frames = []
+    for rate in rates:
+        rows = _rows_by_key(part_t[part_t["noise_rate"] == rate])
+        paper = (_published_texts(table, comparison, published, labels, rate)
+                 if published is not None else None)
+        columns = []
+        for label in labels:
+            columns.append(label)
+            columns += [f"{label} {EXTRA_NAMES[x]}" for x in layout.extra]
+            if paper is not None:
+                columns.append(f"{label} paper")
+        wide = pd.DataFrame(index=list(table.datasets), columns=columns, dtype=object)
+        for d in table.datasets:
+            for label in labels:
+                r = rows.get((d, label))
+                wide.loc[d, label] = "–" if r is None else cell_text(r, layout)
+                for x in layout.extra:
+                    wide.loc[d, f"{label} {EXTRA_NAMES[x]}"] = \
+                        "–" if r is None else extra_text(r, x)
+                if paper is not None:
+                    wide.loc[d, f"{label} paper"] = paper[(d, label)]
+        wide.index = [_dataset_name(config, d) for d in wide.index]
+        wide.index.name = "dataset"
+        frames.append((rate, wide))
+    return frames
+
+
+def algorithms_by_datasets(config, table, part_t, comparison, published, rates):
+    """A row per algorithm (and a ``"<label> paper"`` row after it when the table has
+    published numbers), a column per dataset and one per extra measure of each dataset."""
+    layout = table.layout
+    labels = [e.label for e in table.algorithms]
+    columns = []
+    for d in table.datasets:
+        name = _dataset_name(config, d)
+        columns.append(name)
+        columns += [f"{name} {EXTRA_NAMES[x]}" for x in layout.extra]
+    frames = []
+    for rate in rates:
+        rows = _rows_by_key(part_t[part_t["noise_rate"] == rate])
+        paper = (_published_texts(table, comparison, published, labels, rate)
+                 if published is not None else None)
+        index, records = [], []
+        for label in labels:
+            ours = []
+            for d in table.datasets:
+                r = rows.get((d, label))
+                ours.append("–" if r is None else cell_text(r, layout))
+                ours += ["–" if r is None else extra_text(r, x) for x in layout.extra]
+            index.append(label)
+            records.append(ours)
+            if paper is not None:
+                theirs = []
+                for d in table.datasets:
+                    theirs.append(paper[(d, label)])
+                    theirs += ["" for _ in layout.extra]
+                index.append(f"{label} paper")
+                records.append(theirs)
+        wide = pd.DataFrame(records, index=index, columns=columns, dtype=object)
+        wide.index.name = "algorithm"
+        frames.append((rate, wide))
+    return frames
+
+
+LAYOUTS = {
+    "datasets_by_algorithms": datasets_by_algorithms,
+    "algorithms_by_datasets": algorithms_by_datasets,
+}
+
+
+def display_tables(config, table, part_t: pd.DataFrame, comparison=None, published=None
+                   ) -> list[tuple[float | None, pd.DataFrame]]:
+    """The printed tables of one config table: ``[(noise rate, frame)]``, one per noise rate,
+    or ``[(None, frame)]`` with the noise rate as the first column when the layout puts the
+    rates in the rows.
+
+    Parameters
+    ----------
+    config : ExperimentConfig
+    table : TableSpec
+    part_t : pandas.DataFrame
+        The table's rows of ``report.tables.summarize``.
+    comparison : Comparison, optional
+        Ours beside the published table (``report.tables._comparison``); None without one.
+    published : PublishedTable, optional
+    """
+    draw = LAYOUTS[table.layout.kind]
+    frames = draw(config, table, part_t, comparison, published, list(config.noise_rates))
+    if table.layout.noise_rates == "tables":
+        return frames
+    stacked = []
+    for rate, frame in frames:
+        frame = frame.copy()
+        frame.insert(0, "noise", f"{rate:g}")
+        stacked.append(frame)
+    both = pd.concat(stacked)
+    return [(None, both)]
