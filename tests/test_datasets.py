@@ -114,7 +114,7 @@ ALL_NAMES = [
     "a5a", "abalone", "adult", "australian", "balance-scale", "car", "cnae9", "connect-4",
     "dermatology", "ecoli", "fourclass", "fourclass-scale", "glass", "heart", "ionosphere",
     "isolet", "krkopt", "letter", "letter-16000", "long-servedio-20", "long-servedio-5",
-    "mnist", "nursery", "optdigits", "pendigits", "pima", "poker", "poker525k", "satimage",
+    "mcboost-gaussians", "mnist", "nursery", "optdigits", "pendigits", "pima", "poker", "poker525k", "satimage",
     "segmentation", "shuttle", "splice", "tic-tac-toe", "vehicle", "vowel", "waveform",
     "waveform-300", "wdbc", "wpbc", "yeast", "zoo"]
 PAPERS = {"DMCBoost", "MCBoost", "DirectBoost", "REBEL", "Coherence"}
@@ -122,7 +122,8 @@ PAPERS = {"DMCBoost", "MCBoost", "DirectBoost", "REBEL", "Coherence"}
 PAPER_DATASETS = {
     "DMCBoost": ["abalone", "cnae9", "poker525k", "segmentation", "waveform", "nursery", "car",
                  "krkopt", "letter"],
-    "MCBoost": ["satimage", "letter-16000", "pendigits", "optdigits", "shuttle", "isolet"],
+    "MCBoost": ["satimage", "letter-16000", "pendigits", "optdigits", "shuttle", "isolet",
+                "mcboost-gaussians"],
     "DirectBoost": ["tic-tac-toe", "pima", "australian", "fourclass", "ionosphere", "splice",
                     "wdbc", "wpbc", "heart", "a5a", "long-servedio-5", "long-servedio-20"],
     "REBEL": ["glass", "vowel", "satimage", "mnist", "pendigits", "segmentation", "shuttle",
