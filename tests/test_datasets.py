@@ -968,7 +968,7 @@ def test_cli_list_fetch_verify_info(uci_mirror, monkeypatch):
     line = next(x for x in r.stdout.splitlines() if x.startswith("segmentation "))
     assert line.split()[:5] == ["segmentation", "2310", "19", "7", "210/2100"]
     assert line.split()[-2:] == ["no", "no"]
-    assert "41 datasets" in r.stdout
+    assert "42 datasets" in r.stdout
     r = run_cli(["datasets", "fetch", "car", "segmentation", "--mirror", uci_mirror])
     assert r.exit_code == 0 and "car/car.data" in r.stdout
     r = run_cli(["datasets", "list"])
