@@ -228,6 +228,8 @@ def decision_regions(config, fig, planned, store, out_dir: Path, results=None) -
         ax.set_title(f"round {r}: test error {test[r - 1]:.2f}%", fontsize=9)
         ax.set_xlabel(spec.features[0] if len(spec.features) == 2 else "x1")
         ax.set_ylabel(spec.features[1] if len(spec.features) == 2 else "x2")
+    if bayes_grid is not None:
+        axes[0].plot([], [], color="k", ls="--", lw=0.8, label="Bayes")   # legend entry only
     axes[0].legend(fontsize=7, loc="upper right", markerscale=2, title="class",
                    title_fontsize=7)
     ax = axes[-1]
