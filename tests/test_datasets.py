@@ -114,7 +114,7 @@ ALL_NAMES = [
     "a5a", "abalone", "adult", "australian", "balance-scale", "car", "cnae9", "connect-4",
     "dermatology", "ecoli", "fourclass", "fourclass-scale", "glass", "heart", "ionosphere",
     "isolet", "krkopt", "letter", "letter-16000", "long-servedio-20", "long-servedio-5",
-    "mnist", "nursery", "optdigits", "pendigits", "pima", "poker", "poker525k", "satimage",
+    "mcboost-gaussians", "mnist", "nursery", "optdigits", "pendigits", "pima", "poker", "poker525k", "satimage",
     "segmentation", "shuttle", "splice", "tic-tac-toe", "vehicle", "vowel", "waveform",
     "waveform-300", "wdbc", "wpbc", "yeast", "zoo"]
 PAPERS = {"DMCBoost", "MCBoost", "DirectBoost", "REBEL", "Coherence"}
@@ -122,7 +122,8 @@ PAPERS = {"DMCBoost", "MCBoost", "DirectBoost", "REBEL", "Coherence"}
 PAPER_DATASETS = {
     "DMCBoost": ["abalone", "cnae9", "poker525k", "segmentation", "waveform", "nursery", "car",
                  "krkopt", "letter"],
-    "MCBoost": ["satimage", "letter-16000", "pendigits", "optdigits", "shuttle", "isolet"],
+    "MCBoost": ["satimage", "letter-16000", "pendigits", "optdigits", "shuttle", "isolet",
+                "mcboost-gaussians"],
     "DirectBoost": ["tic-tac-toe", "pima", "australian", "fourclass", "ionosphere", "splice",
                     "wdbc", "wpbc", "heart", "a5a", "long-servedio-5", "long-servedio-20"],
     "REBEL": ["glass", "vowel", "satimage", "mnist", "pendigits", "segmentation", "shuttle",
@@ -967,7 +968,7 @@ def test_cli_list_fetch_verify_info(uci_mirror, monkeypatch):
     line = next(x for x in r.stdout.splitlines() if x.startswith("segmentation "))
     assert line.split()[:5] == ["segmentation", "2310", "19", "7", "210/2100"]
     assert line.split()[-2:] == ["no", "no"]
-    assert "41 datasets" in r.stdout
+    assert "42 datasets" in r.stdout
     r = run_cli(["datasets", "fetch", "car", "segmentation", "--mirror", uci_mirror])
     assert r.exit_code == 0 and "car/car.data" in r.stdout
     r = run_cli(["datasets", "list"])

@@ -93,7 +93,7 @@ MISSING_CELLS = {"adult": 6465, "dermatology": 8, "wpbc": 4}
 POKER_TRAIN_COUNTS = [12493, 10599, 1206, 513, 93, 54, 36, 6, 5, 5]
 DOWNLOAD_ONLY = {"a5a", "connect-4", "fourclass", "isolet", "mnist", "poker", "poker525k",
                  "splice"}
-GENERATED = {"long-servedio-5", "long-servedio-20"}
+GENERATED = {"long-servedio-5", "long-servedio-20", "mcboost-gaussians"}
 
 
 def mirror_listing(uci_dir: Path) -> dict[str, tuple[str, str]]:

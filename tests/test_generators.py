@@ -15,6 +15,7 @@ from mcboost_cli.datasets.generators import (
     balance_scale,
     krkopt,
     long_servedio,
+    mcboost_gaussians,
     poker525k,
     poker_hands,
     poker_label,
@@ -61,6 +62,7 @@ SMALL_CALLS = {
     "balance_scale": {},
     "krkopt": {},
     "long_servedio": {"n": 200, "seed": 1},
+    "mcboost_gaussians": {"n": 200, "n_test": 100, "seed": 1},
     "poker525k": {"seed": 1},
     "poker_hands": {"n": 200, "seed": 1},
     "poker_test_standin": {"seed": 1},
@@ -371,6 +373,8 @@ def test_long_servedio_general_l_shape_and_seeding():
     (poker_hands, {"class_counts": (10, 10, 10, 10, 10, 10, 10, 10, 10, 10)}),
     (waveform, {"n": 300}),
     (long_servedio, {"n": 300, "noise_rate": 0.1}),
+    (mcboost_gaussians, {"n": 300, "n_test": 50}),
+    (mcboost_gaussians, {"n": 300, "balanced": True}),
 ])
 def test_seeded_generators_are_deterministic_and_seed_dependent(gen, kwargs):
     a, b, c = gen(seed=12, **kwargs), gen(seed=12, **kwargs), gen(seed=13, **kwargs)

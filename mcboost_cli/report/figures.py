@@ -7,6 +7,12 @@ Map of the module
 ``phase_curves``        the DMCBoost paper's Figure 3: training and test error per round of a
                         two-phase booster on one fold, Phase I and Phase II marked, with the
                         baselines of the same table on the same fold for comparison
+``decision_regions``    after the MCBoost paper's Figure 2: the classes a booster predicts over
+                        the plane of a two-feature dataset at a few rounds, with the test points
+                        and, for a generator with a known Bayes rule, its decision boundary;
+                        a last panel of the training and test error per round beside the
+                        Bayes rule's test error. Drawn from the mesh the cell stored when it
+                        ran (``runner.work.decision_mesh``); a cell without it is not drawn
 
 The curves are those of the grid point that validation selected on that fold (the one the
 table reports); a cell imported without curves (``--import-results``) is fitted again in this
@@ -35,6 +41,8 @@ def write_figures(config, planned, store, out_dir: Path, results=None) -> list[P
     for fig in config.figures:
         if fig.kind == "phase_curves":
             paths += phase_curves(config, fig, planned, store, out_dir, results)
+        elif fig.kind == "decision_regions":
+            paths += decision_regions(config, fig, planned, store, out_dir, results)
     return paths
 
 
@@ -129,4 +137,129 @@ def phase_curves(config, fig, planned, store, out_dir: Path, results=None) -> li
     fig_.savefig(paths[1], metadata={"Date": None, "Creator": None})
     plt.close(fig_)
     pd.DataFrame(rows).to_csv(paths[2], index=False, float_format="%.6f")
+    return paths
+
+
+def _bayes_rule(cell):
+    """The closed-form Bayes rule of the distribution the cell's rows were drawn from (a
+    generator listed in ``generators.BAYES_RULES``), or None."""
+    from ..datasets import get_spec
+    from ..datasets.generators import BAYES_RULES
+    spec = get_spec(cell.dataset)
+    gen = spec.generator
+    drawn = spec.source == "generator" or cell.data_source == "generator"
+    if not drawn or gen is None or len(gen.calls) != 1:
+        return None
+    return BAYES_RULES.get(gen.calls[0].name)
+
+
+def _mesh_record(curves: dict, extra: dict, wanted: tuple[int, ...]):
+    """(x1, x2, {round: class grid (len(x2), len(x1))}, test X, test y) of the rounds in
+    ``wanted`` (all recorded when empty) that the cell recorded; None without a record."""
+    mesh = extra.get("mesh")
+    if not mesh or "mesh_x1" not in curves:
+        return None
+    x1, x2 = np.asarray(curves["mesh_x1"]), np.asarray(curves["mesh_x2"])
+    rounds = [r for r in mesh["rounds"] if not wanted or r in wanted]
+    grids = {r: np.asarray(curves[f"mesh_round_{r}"]).astype(int).reshape(x2.size, x1.size)
+             for r in rounds}
+    X_test = np.column_stack([curves["test_x1"], curves["test_x2"]])
+    return x1, x2, grids, X_test, np.asarray(curves["test_y"]).astype(int)
+
+
+def decision_regions(config, fig, planned, store, out_dir: Path, results=None) -> list[Path]:
+    """Decision regions of the selected cell at the recorded rounds, and its error curves;
+    returns the written paths (none while the cell is not done or has no mesh record).
+
+    Panels: one per drawn round (regions in light class colours, the test points in full
+    colour, the Bayes decision boundary dashed where the dataset's distribution has one),
+    then training and test error (%) per round on a log axis with the Bayes rule's error on
+    the test points. The CSV holds the plotted numbers: both error curves per round, the
+    Bayes rule's test error, and per drawn round the share of the mesh where the booster and
+    the Bayes rule disagree."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+    matplotlib.rcParams["svg.hashsalt"] = "mcboost"   # stable element ids in the SVG
+
+    cells = _selected_cells(config, fig, planned, store, results)
+    if fig.algorithm not in cells:
+        return []
+    cell, curves, extra = cells[fig.algorithm]
+    record = _mesh_record(curves, extra, fig.rounds)
+    if record is None or not record[2]:
+        return []                              # no mesh stored (or none of the rounds asked)
+    x1, x2, grids, X_test, y_test = record
+    from ..datasets import get_spec
+    spec = get_spec(cell.dataset)
+    K = spec.n_classes
+    names = extra["mesh"].get("classes") or [str(c) for c in range(K)]
+    palette = [plt.get_cmap("tab10")(c % 10) for c in range(K)]
+    light = ListedColormap([(*rgb[:3], 1.0) for rgb in
+                            (np.array(c) * 0.35 + 0.65 for c in palette)])
+    rule = _bayes_rule(cell)
+    bayes_grid = bayes_test = None
+    if rule is not None:
+        g1, g2 = np.meshgrid(x1, x2)
+        bayes_grid = rule(np.column_stack([g1.ravel(), g2.ravel()])).reshape(x2.size, x1.size)
+        bayes_test = 100.0 * float(np.mean(rule(X_test) != y_test))
+
+    rows = []
+    train = 100.0 * np.asarray(curves["train"], dtype=float)
+    test = 100.0 * np.asarray(curves["test"], dtype=float)
+    n_panels = len(grids) + 1
+    fig_, axes = plt.subplots(1, n_panels, figsize=(3.4 * n_panels, 3.6),
+                              constrained_layout=True)
+    for ax, (r, grid) in zip(axes, grids.items()):
+        ax.pcolormesh(x1, x2, grid, cmap=light, vmin=-0.5, vmax=K - 0.5, shading="nearest",
+                      rasterized=True)
+        for c in range(K):
+            pts = X_test[y_test == c]
+            ax.scatter(pts[:, 0], pts[:, 1], s=4, color=palette[c], lw=0, label=names[c],
+                       rasterized=True)         # thousands of points: pixels in the SVG
+        if bayes_grid is not None:
+            for c in range(K):          # each class's region outline: every boundary once
+                ax.contour(x1, x2, (bayes_grid == c).astype(float), levels=[0.5],
+                           colors="k", linestyles="--", linewidths=0.8)
+            disagree = 100.0 * float(np.mean(grid != bayes_grid))
+            rows.append({"series": "mesh_disagreement_with_bayes_percent", "round": r,
+                         "value": disagree})
+        ax.set_title(f"round {r}: test error {test[r - 1]:.2f}%", fontsize=9)
+        ax.set_xlabel(spec.features[0] if len(spec.features) == 2 else "x1")
+        ax.set_ylabel(spec.features[1] if len(spec.features) == 2 else "x2")
+    if bayes_grid is not None:
+        axes[0].plot([], [], color="k", ls="--", lw=0.8, label="Bayes")   # legend entry only
+    axes[0].legend(fontsize=7, loc="upper right", markerscale=2, title="class",
+                   title_fontsize=7)
+    ax = axes[-1]
+    x = np.arange(1, train.size + 1)
+    ax.plot(x, train, color="C0", lw=1.2, label="training error")
+    ax.plot(x, test, color="C3", lw=1.5, label="test error")
+    if bayes_test is not None:
+        ax.axhline(bayes_test, color="k", ls="--", lw=1,
+                   label=f"Bayes rule, test set ({bayes_test:.2f}%)")
+        rows.append({"series": "bayes_test_error_percent", "round": None, "value": bayes_test})
+    for r in grids:
+        ax.axvline(r, color="0.6", ls=":", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("boosting round")
+    ax.set_ylabel("error (%)")
+    ax.set_title(f"{fig.dataset}, fold {fig.fold}: error per round", fontsize=9)
+    ax.legend(fontsize=7, loc="upper right")
+    rows += [{"series": f"{part}_error_percent", "round": int(r), "value": float(v)}
+             for part, ys in (("train", train), ("test", test)) for r, v in zip(x, ys)]
+    params = ", ".join(f"{k}={v}" for k, v in cell.params)
+    title = (fig.title + f" — {fig.algorithm} ({params})"
+             + (" — QUICK (reduced budget)" if config.is_quick else ""))
+    fig_.suptitle(title, fontsize=10)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [out_dir / f"{fig.id}.png", out_dir / f"{fig.id}.svg", out_dir / f"{fig.id}.csv"]
+    # Fixed metadata so that the same numbers give the same files.
+    fig_.savefig(paths[0], dpi=120, metadata={"Software": None})
+    fig_.savefig(paths[1], metadata={"Date": None, "Creator": None})
+    plt.close(fig_)
+    frame = pd.DataFrame(rows, columns=["series", "round", "value"])
+    frame["round"] = pd.array(frame["round"], dtype="Int64")
+    frame.to_csv(paths[2], index=False, float_format="%.6f")
     return paths

@@ -101,7 +101,9 @@ class CellResult:
     """What running one cell produces; the store keeps one row per cell key.
 
     ``curves`` maps "train" / "valid" / "test" to the 0-1 error after every round (index t is
-    the error of the ensemble of the first t+1 rounds). ``selected_round`` is 1-based: the
+    the error of the ensemble of the first t+1 rounds); a fit on two numeric features also
+    stores its decision regions there (``work.decision_mesh``: ``mesh_*`` and ``test_*``
+    arrays, described by ``extra["mesh"]``). ``selected_round`` is 1-based: the
     number of rounds of the ensemble chosen by validation early stopping.
     """
 

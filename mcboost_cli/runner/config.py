@@ -40,15 +40,19 @@ TOP_KEYS = {
 DATA_SOURCES = ("auto", "files", "generator")
 FIGURE_KEYS = {
     "id": "figure name; its files are <id>.png, <id>.svg, <id>.csv",
-    "kind": "phase_curves (training and test error per round, Phase I / II marked)",
+    "kind": "phase_curves (training and test error per round, Phase I / II marked) or "
+            "decision_regions (predicted classes over the plane of a 2-feature dataset at a "
+            "few rounds, with the test error per round)",
     "title": "title above the figure",
     "table": "id of the table whose cells are drawn",
     "dataset": "dataset (one of the table's)",
     "fold": "fold number",
     "algorithm": "label of the two-phase booster's column",
-    "compare": "labels of other columns drawn beside it",
+    "compare": "labels of other columns drawn beside it (phase_curves)",
+    "rounds": "rounds whose decision regions are drawn (decision_regions; default: every "
+              "recorded one: 1, 10, 100, the reported and the last round)",
 }
-FIGURE_KINDS = ("phase_curves",)
+FIGURE_KINDS = ("phase_curves", "decision_regions")
 TABLE_KEYS = {
     "id": "table name; its files are <id>.md, <id>.csv, <id>.tex",
     "title": "title printed above the table",
@@ -172,6 +176,7 @@ class FigureSpec:
     fold: int
     algorithm: str
     compare: tuple[str, ...] = ()
+    rounds: tuple[int, ...] = ()     # decision_regions: the rounds drawn (empty: all recorded)
 
 
 @dataclass(frozen=True)
@@ -538,9 +543,38 @@ def _figures(path, raw, tables, all_folds) -> list[FigureSpec]:
         if fold not in table.folds_for(f["dataset"], all_folds):
             raise _err(path, f"{where}.fold", f"{quote(fold)} is not valid; expected one of "
                        f"{list(table.folds_for(f['dataset'], all_folds))}")
+        rounds = _figure_rounds(path, where, f)
         out.append(FigureSpec(f["id"], f["kind"], str(f.get("title", f["id"])), f["table"],
-                              f["dataset"], int(fold), f["algorithm"], tuple(compare)))
+                              f["dataset"], int(fold), f["algorithm"], tuple(compare),
+                              rounds))
     return out
+
+
+def _figure_rounds(path, where, f) -> tuple[int, ...]:
+    """The ``rounds`` of a decision_regions figure (checked against its kind and dataset)."""
+    if f["kind"] != "decision_regions":
+        if "rounds" in f:
+            raise _err(path, f"{where}.rounds", "is only valid for kind decision_regions; "
+                                                "remove it")
+        return ()
+    if f.get("compare"):
+        raise _err(path, f"{where}.compare", "is not valid for kind decision_regions (it draws "
+                                             "one column); remove it")
+    from ..datasets import get_spec
+    from ..datasets.catalog import DatasetError
+    try:
+        n_features = get_spec(f["dataset"]).n_features
+    except DatasetError:
+        n_features = None          # a dataset known to the caller only (tests): not checked
+    if n_features is not None and n_features != 2:
+        raise _err(path, f"{where}.dataset", f"{quote(f['dataset'])} has {n_features} features; "
+                                             "decision_regions needs a dataset of 2 features")
+    raw = f.get("rounds", [])
+    if (not isinstance(raw, list) or any(isinstance(r, bool) or not isinstance(r, int)
+                                         or r < 1 for r in raw)):
+        raise _err(path, f"{where}.rounds", f"{quote(raw)} is not valid; expected a list of "
+                                            "positive integers")
+    return tuple(sorted(set(raw)))
 
 
 def _quick(path, raw, datasets, all_folds) -> QuickSpec:

@@ -140,6 +140,11 @@ def run_cell(cell: Cell, checkpoints=None, fetch: bool = False,
     if has_valid:
         curves["valid"] = est.eval_errors_[0].tolist()
     r, extra["round_rule"] = reported_round(est, has_valid)
+    if ds.n_features == 2 and not ds.categorical.any():
+        # Two numeric features: the decision regions at a few rounds, for figures.
+        mesh_curves, extra["mesh"] = decision_mesh(est, ds.X, ds.X[split.test], y[split.test],
+                                                   r, ds.classes)
+        curves.update(mesh_curves)
     return CellResult(
         key=cell.key, status=DONE, selected_round=r,
         train_error=curves["train"][r - 1],
@@ -149,3 +154,64 @@ def run_cell(cell: Cell, checkpoints=None, fetch: bool = False,
         fit_seconds=fit_seconds, cpu_seconds=cpu_seconds, wall_seconds=time.perf_counter() - t0,
         versions=versions(),
     )
+
+
+def decision_mesh(est, X_all: np.ndarray, X_test: np.ndarray, y_test: np.ndarray,
+                  reported: int, classes=(), rounds=(1, 10, 100), size: int = 120,
+                  pad: float = 0.05) -> tuple[dict, dict]:
+    """The fitted ensemble's predicted class on a fixed mesh at a few rounds, for figures of
+    decision regions (``report.figures.decision_regions``), which never refit.
+
+    The default rounds follow the MCBoost paper's Figure 2 (t = 0, 10, 100; at t = 0 every
+    score is zero, one class everywhere, so round 1 instead); the reported and the last round
+    are always added.
+
+    Parameters
+    ----------
+    est : fitted booster
+        Its ``staged_predict`` gives the predictions after each round.
+    X_all : ndarray (n_samples, 2)
+        Every row of the dataset: the mesh covers their bounding box (the same mesh on every
+        fold), widened by ``pad`` times its extent on each side.
+    X_test, y_test : ndarray
+        The fold's test rows and their labels, stored so that a figure can scatter them.
+    reported : int
+        The reported round (recorded besides ``rounds`` and the last round).
+    classes : sequence of str
+        The dataset's class names (code c is ``classes[c]``), kept for the figure's legend.
+    rounds : tuple of int
+        Rounds to record (those beyond the fit's last round are left out).
+    size : int
+        Points of the mesh along each axis.
+    pad : float
+        Margin around the bounding box, as a fraction of its extent.
+
+    Returns
+    -------
+    curves : dict of str to list of float
+        ``mesh_x1`` (size,), ``mesh_x2`` (size,): the mesh's coordinates;
+        ``mesh_round_<r>`` (size * size,): the class code predicted at point
+        (x1[i], x2[j]) by the ensemble of the first r rounds, at index j * size + i;
+        ``test_x1``, ``test_x2``, ``test_y``: the test rows. Kept in the store's compressed
+        ``curves`` column (read only when asked for), not in ``extra`` or ``cells.csv``.
+    mesh : dict
+        ``{"rounds": [...], "size": size, "classes": [...]}``: what was recorded (the
+        result's ``extra``).
+    """
+    lo, hi = np.nanmin(X_all, axis=0), np.nanmax(X_all, axis=0)
+    margin = pad * np.where(hi > lo, hi - lo, 1.0)
+    x1 = np.linspace(lo[0] - margin[0], hi[0] + margin[0], size)
+    x2 = np.linspace(lo[1] - margin[1], hi[1] + margin[1], size)
+    g1, g2 = np.meshgrid(x1, x2)                # row j = x2[j], column i = x1[i]
+    points = np.column_stack([g1.ravel(), g2.ravel()])
+    n = int(est.n_rounds_)
+    rounds = sorted({r for r in (*rounds, int(reported), n) if 1 <= r <= n})
+    curves = {"mesh_x1": x1.tolist(), "mesh_x2": x2.tolist()}
+    for t, pred in enumerate(est.staged_predict(points), start=1):
+        if t in rounds:
+            curves[f"mesh_round_{t}"] = pred.astype(np.float64).tolist()
+        if t >= rounds[-1]:
+            break
+    curves.update(test_x1=X_test[:, 0].tolist(), test_x2=X_test[:, 1].tolist(),
+                  test_y=np.asarray(y_test, dtype=np.float64).tolist())
+    return curves, {"rounds": rounds, "size": int(size), "classes": [str(c) for c in classes]}

@@ -17,6 +17,8 @@ the same arguments always give the same arrays.
 * ``waveform`` -- Breiman's three-wave data, 21 attributes: in distribution.
 * ``long_servedio`` -- Long & Servedio's Boolean data with label noise: in distribution
   (definition confirmed for l = 5).
+* ``mcboost_gaussians`` -- the MCBoost paper's three 2-D Gaussian classes: in distribution; its
+  Bayes rule in closed form is in :data:`BAYES_RULES`.
 
 See each module's docstring for the definition, sources and coding of features and classes.
 """
@@ -29,22 +31,33 @@ from ._base import GeneratedData, rng_for
 from .balance_scale import balance_scale
 from .krk import krkopt
 from .long_servedio import long_servedio
+from .mcboost_gaussians import bayes_predict as _gaussians_bayes_predict
+from .mcboost_gaussians import mcboost_gaussians
 from .poker import poker525k, poker_hands, poker_label, poker_test_standin
 from .tic_tac_toe import tic_tac_toe
 from .waveform import waveform
 
 __all__ = [
-    "GENERATORS", "GeneratedData", "balance_scale", "krkopt", "long_servedio", "poker525k",
-    "poker_hands", "poker_label", "poker_test_standin", "rng_for", "tic_tac_toe", "waveform",
+    "BAYES_RULES", "GENERATORS", "GeneratedData", "balance_scale", "krkopt", "long_servedio",
+    "mcboost_gaussians", "poker525k", "poker_hands", "poker_label", "poker_test_standin",
+    "rng_for", "tic_tac_toe", "waveform",
 ]
 
 GENERATORS: dict[str, Callable[..., GeneratedData]] = {
     "balance_scale": balance_scale,
     "krkopt": krkopt,
     "long_servedio": long_servedio,
+    "mcboost_gaussians": mcboost_gaussians,
     "poker525k": poker525k,
     "poker_hands": poker_hands,
     "poker_test_standin": poker_test_standin,
     "tic_tac_toe": tic_tac_toe,
     "waveform": waveform,
+}
+
+# Generators whose distribution has a known Bayes rule: name -> function mapping points
+# (n_points, n_features) to the class codes of the largest posterior. Figures draw its
+# decision boundary and its error on the stored test points (report.figures).
+BAYES_RULES: dict[str, Callable] = {
+    "mcboost_gaussians": _gaussians_bayes_predict,
 }
