@@ -13,16 +13,14 @@ import pandas as pd
 import pytest
 import yaml
 
-from mcboost_cli.errors import UserError
-from mcboost_cli.report.published import (
+from mcboost_cli.datasets.published import (
     PublishedCell,
-    compare,
+    _load_paper_file,
     load_published,
     published_papers,
-    side_by_side,
-    tolerance,
 )
-from mcboost_cli.report.published import _load_paper_file
+from mcboost_cli.errors import UserError
+from mcboost_cli.report.published import compare, side_by_side, tolerance
 
 # The transcript lives in ../shared beside the clone, like the UCI mirror of conftest.py.
 DEFAULT_PAPER_TABLES = (Path(__file__).resolve().parents[1].parent / "shared" / "paper-tables"

@@ -146,7 +146,7 @@ def _cell_text(r) -> str:
 def _published(table):
     if table.published is None:
         return None
-    from .published import load_published
+    from ..datasets.published import load_published
     return load_published(table.published)
 
 
