@@ -1,5 +1,6 @@
-"""Published numbers: the shipped DMCBoost data against the transcript, the tolerance rule,
-compare() / side_by_side() on hand-made frames, and one-line errors for malformed files."""
+"""Published numbers: the shipped DMCBoost and MCBoost data against the transcript, the
+tolerance rule, compare() / side_by_side() on hand-made frames (error and accuracy tables),
+and one-line errors for malformed files."""
 
 from __future__ import annotations
 
@@ -13,16 +14,14 @@ import pandas as pd
 import pytest
 import yaml
 
-from mcboost_cli.errors import UserError
-from mcboost_cli.report.published import (
+from mcboost_cli.datasets.published import (
     PublishedCell,
-    compare,
+    _load_paper_file,
     load_published,
     published_papers,
-    side_by_side,
-    tolerance,
 )
-from mcboost_cli.report.published import _load_paper_file
+from mcboost_cli.errors import UserError
+from mcboost_cli.report.published import compare, side_by_side, tolerance
 
 # The transcript lives in ../shared beside the clone, like the UCI mirror of conftest.py.
 DEFAULT_PAPER_TABLES = (Path(__file__).resolve().parents[1].parent / "shared" / "paper-tables"
@@ -118,6 +117,100 @@ def test_tables_3_and_4_equal_the_transcript(transcript):
         assert (cell.printed, cell.mean, cell.confidence) == (
             known["printed"], known["mean"], known["confidence"])
         assert cell.note.startswith(known["note"])
+
+
+# ------------------------------------------------------------------------------------------
+# The MCBoost paper (Saberian & Vasconcelos, NIPS 2011): two accuracy tables
+
+# The transcript's spelling -> our catalog name and config label, written out here rather than
+# taken from the shipped file so a wrong mapping there fails the comparison.
+MCBOOST_CATALOG_NAME = {"landsat": "satimage", "letter": "letter-16000",
+                        "pendigit": "pendigits", "optdigit": "optdigits", "shuttle": "shuttle",
+                        "isolet": "isolet"}
+MCBOOST_COLUMN = {"One Vs All": "One vs All", "AdaBoost-MH": "AdaBoost.MH",
+                  "CD-MCBoost": "CD-MCBoost", "AdaBoost-M1": "AdaBoost.M1",
+                  "AdaBoost-SAMME": "SAMME", "AdaBoost-Cost": "AdaBoost-Cost",
+                  "GD-MCBoost": "GD-MCBoost"}
+
+
+@pytest.fixture(scope="module")
+def mcboost_transcript() -> dict:
+    """The MCBoost entry of the shared transcript; skips when the folder is absent."""
+    path = Path(os.environ.get("MCBOOST_TEST_PAPER_TABLES") or DEFAULT_PAPER_TABLES)
+    if not path.is_file():
+        pytest.skip(f"no paper-tables transcript at {path}; set MCBOOST_TEST_PAPER_TABLES")
+    return yaml.safe_load(path.read_text(encoding="utf-8"))["mcboost_nips2011"]
+
+
+def test_mcboost_paper_loads_with_two_complete_accuracy_tables():
+    assert "mcboost_nips11" in published_papers()
+    t1, t2 = (load_published(f"mcboost_nips11/{t}") for t in ("table1", "table2"))
+    assert t1.metric == t2.metric == "accuracy"
+    assert t1.algorithms == ("One vs All", "AdaBoost.MH", "CD-MCBoost")
+    assert t2.algorithms == ("AdaBoost.M1", "SAMME", "AdaBoost-Cost", "GD-MCBoost")
+    assert t1.status == t2.status == "complete" and t1.noise_rates == t2.noise_rates == (0.0,)
+    assert (len(t1.cells), len(t2.cells)) == (18, 24)
+    assert t2.dataset_names["letter-16000"] == "letter"
+    # A few cells as printed; accuracy turns into test error as 100 - accuracy.
+    gd = t2.cell("letter-16000", 0.0, "GD-MCBoost")
+    assert (gd.printed, gd.mean, gd.std) == ("59.65%", 59.65, None)
+    assert t2.error_mean(gd) == pytest.approx(40.35) and tolerance(gd) == 1.5
+    assert t1.error_mean(t1.cell("satimage", 0.0, "AdaBoost.MH")) == pytest.approx(52.30)
+    assert t1.cell("isolet", 0.0, "CD-MCBoost").printed == "91.02%"
+    m1 = t2.cell("pendigits", 0.0, "AdaBoost.M1")
+    assert (m1.printed, m1.status, m1.mean) == ("-", "not_reported", None)
+    assert math.isnan(t2.error_mean(m1)) and math.isnan(tolerance(m1))
+    assert [c.dataset for c in t2.cells.values()
+            if c.status == "not_reported"] == ["letter-16000", "pendigits", "optdigits",
+                                               "isolet"]
+
+
+@pytest.mark.parametrize("table_id", ["table1", "table2"])
+def test_mcboost_cells_equal_the_transcript(table_id, mcboost_transcript):
+    table = load_published(f"mcboost_nips11/{table_id}")
+    source = mcboost_transcript["tables"][table_id]
+    expected = {}
+    for row in source["rows"]:
+        for method, value in row["values"].items():
+            expected[(MCBOOST_CATALOG_NAME[row["dataset"]], 0.0, MCBOOST_COLUMN[method])] = value
+    assert set(table.cells) == set(expected)
+    for key, value in expected.items():
+        cell = table.cells[key]
+        assert cell.printed == value["printed"], key
+        assert cell.mean == value.get("mean"), key
+        assert cell.std is None, key                        # single runs: no std printed
+        assert cell.status == value.get("status", "ok"), key
+        assert cell.confidence == value.get("confidence", "high"), key
+        if "note" in value:
+            assert cell.note.startswith(value["note"]), key
+    assert table.caption == source["caption"]
+    assert list(table.algorithms) == [MCBOOST_COLUMN[m] for m in source["methods"]]
+    assert source["metric"] == f"{table.metric} %"
+
+
+def test_mcboost_accuracy_table_compares_as_error():
+    table = load_published("mcboost_nips11/table2")
+    ours = pd.DataFrame([
+        # 59.65 % accuracy is 40.35 % error: 41.50 is within 1.5 points, 42.00 is not.
+        ("letter-16000", "GD-MCBoost", 41.50, np.nan, 1),
+        ("letter-16000", "SAMME", 56.00, np.nan, 1),      # paper 45.65 % -> 54.35 % error
+        ("letter-16000", "AdaBoost.M1", 90.0, np.nan, 1),  # printed "-": not comparable
+        ("shuttle", "GD-MCBoost", 0.27, np.nan, 1),       # paper 99.73 % -> 0.27 % error
+    ], columns=["dataset", "algorithm", "mean", "std", "n"]).assign(noise_rate=0.0)
+    labels = ["AdaBoost.M1", "SAMME", "GD-MCBoost"]
+    result = compare(ours, table, ["letter-16000", "shuttle"], {a: a for a in labels}, [0.0])
+    rows = result.rows.set_index(["dataset", "algorithm"])
+    gd = rows.loc[("letter-16000", "GD-MCBoost")]
+    assert gd["published_mean"] == pytest.approx(40.35) and gd["published_printed"] == "59.65%"
+    assert gd["delta"] == pytest.approx(1.15) and gd["tolerance"] == 1.5 and bool(gd["agrees"])
+    samme = rows.loc[("letter-16000", "SAMME")]
+    assert samme["delta"] == pytest.approx(1.65) and not bool(samme["agrees"])
+    assert rows.loc[("letter-16000", "AdaBoost.M1"), "status"] == "not_reported"
+    assert (result.n_compared, result.n_agree) == (3, 2)
+    shown = side_by_side(result, ["letter-16000", "shuttle"], labels, 0.0)
+    assert shown.loc["letter-16000", "GD-MCBoost paper"] == "59.65%"
+    assert shown.loc["letter-16000", "AdaBoost.M1 paper"] == "-"
+    assert shown.loc["shuttle", "AdaBoost.M1 paper"] == "96.45%"
 
 
 # ------------------------------------------------------------------------------------------

@@ -14,16 +14,23 @@ Map of the module
                         Bayes rule's test error. Drawn from the mesh the cell stored when it
                         ran (``runner.work.decision_mesh``); a cell without it is not drawn
 
-The curves are those of the grid point that validation selected on that fold (the one the
-table reports); a cell imported without curves (``--import-results``) is fitted again in this
-process, which gives the same numbers (cells are deterministic). A figure is drawn only when
-the store has every cell it shows, each of a complete grid on that fold (the selection is made
-over the store and the committed ``cells.csv`` together); otherwise its files are left as they
+Presentation never refits a model: a figure shows the per-round curves its cells stored when
+they ran. The curves are those of the grid point that validation selected on that fold (the
+one the table reports). A figure is drawn only when the store has every cell it shows, each of
+a complete grid on that fold (the selection is made over the store and the committed
+``cells.csv`` together), and each with its stored curves; otherwise its files are left as they
 are, so a narrowed or partial run never replaces a figure by one with fewer or other curves.
+
+Why a figure is not drawn is logged on this module's logger: a warning when a selected cell is
+done but has no stored curves (imported with ``--import-results``, or known from ``cells.csv``
+only; the curves exist only where the cell was computed), at info level when its cells are not
+all done yet (a partial or narrowed run). Without a logging configuration Python prints
+warnings on stderr, one line each.
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -33,10 +40,13 @@ from ..errors import UserError
 from ..runner.cells import DONE
 from .tables import select
 
+log = logging.getLogger(__name__)
+
 
 def write_figures(config, planned, store, out_dir: Path, results=None) -> list[Path]:
     """Every figure of ``config``; ``results`` (default: the store's rows of the plan) is the
-    frame the selection is made from, e.g. ``reference.known_results``."""
+    frame the selection is made from, e.g. ``reference.known_results``. Returns the written
+    paths; a figure that cannot be drawn from what is stored writes nothing and logs why."""
     paths = []
     for fig in config.figures:
         if fig.kind == "phase_curves":
@@ -46,59 +56,82 @@ def write_figures(config, planned, store, out_dir: Path, results=None) -> list[P
     return paths
 
 
-def _selected_cells(config, fig, planned, store, results=None) -> dict:
-    """label -> (cell, curves, stored extra) of the validation-selected grid point; empty
-    unless every label of the figure that its table has is done on the figure's fold, with
-    its whole grid (a partial grid may select another point than the full one)."""
+def _selected_cells(config, fig, planned, store, results=None
+                    ) -> tuple[dict, str | None, int]:
+    """The stored curves of the figure's validation-selected grid points.
+
+    Returns
+    -------
+    cells : dict
+        label -> (cell, curves, stored extra); empty unless every label of the figure that
+        its table has is done on the figure's fold, with its whole grid (a partial grid may
+        select another point than the full one), and has its curves in the store.
+    reason : str or None
+        Why ``cells`` is empty, for the log; None when it is not.
+    level : int
+        Log level of ``reason``: ``logging.WARNING`` when done cells lack stored curves (the
+        user must compute them to get the figure), ``logging.INFO`` when cells are not done
+        yet (a partial or narrowed run, which finishing the run cures).
+    """
+    where = f"{fig.dataset} fold {fig.fold}"
     ti = next((i for i, t in enumerate(config.tables) if t.id == fig.table), None)
     if ti is None or fig.dataset not in config.tables[ti].datasets:
-        return {}
+        return {}, f"table {fig.table} has no dataset {fig.dataset} in this plan", logging.INFO
     table = config.tables[ti]
     keys = [pc.cell.key for pc in planned if pc.table_index == ti]
     frame = store.frame(keys=keys) if results is None else \
         results[results["key"].isin(set(keys))]
     sel = select([pc for pc in planned if pc.table_index == ti], frame)
     if sel.empty:
-        return {}
+        return {}, f"no cell of table {fig.table} is done yet", logging.INFO
     sel = sel[(sel["dataset"] == fig.dataset) & (sel["fold"] == fig.fold)
               & (sel["noise_rate"] == 0.0)]
-    cells = {pc.cell.key: pc.cell for pc in planned}
-    out = {}
+    out, not_in_store, without_curves = {}, [], []
     for label in [fig.algorithm, *fig.compare]:
         e = next((i for i, a in enumerate(table.algorithms) if a.label == label), None)
         if e is None:
             continue                             # not a column of this table
         row = sel[sel["entry_index"] == e]
         if row.empty or not bool(row.iloc[0]["complete_grid"]):
-            return {}
+            return {}, f"{label} is not done on {where} with its whole grid", logging.INFO
         key = row.iloc[0]["key"]
         stored = store.get(key) if store is not None else None
         if stored is None or stored[1].status != DONE:
-            # Known from cells.csv only: no curves here, and fitting it again may take
-            # minutes, so the figure's files stay as they are (drawn from a full store).
-            return {}
+            not_in_store.append(label)           # known from cells.csv only
+            continue
         cell, result = stored
         curves = result.curves
         if not curves or not curves.get("train"):
-            from ..runner.work import run_cell
-            result = run_cell(cells[key])        # imported without curves: fit it again
-            curves = result.curves
-            if not curves or not curves.get("train"):
-                return {}
+            without_curves.append(label)         # imported with --import-results
+            continue
         out[label] = (cell, curves, result.extra or {})
-    return out
+    if not_in_store or without_curves:
+        parts = []
+        if without_curves:
+            parts.append(f"{', '.join(without_curves)} stored without curves (imported)")
+        if not_in_store:
+            parts.append(f"{', '.join(not_in_store)} known from cells.csv only (not in the "
+                         "store)")
+        return {}, (f"the selected cells of {where} have no stored curves: "
+                    f"{'; '.join(parts)}; curves are recorded only when a cell is computed "
+                    "into the store, so the figure needs all its cells computed into one "
+                    "store (not imported)"), \
+            logging.WARNING
+    return out, None, logging.INFO
 
 
 def phase_curves(config, fig, planned, store, out_dir: Path, results=None) -> list[Path]:
-    """Figure 3 of the DMCBoost paper; returns the written paths (none while the cells are
-    not done yet)."""
+    """Figure 3 of the DMCBoost paper; returns the written paths (none, and the reason
+    logged, while its cells are not all done with stored curves)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     matplotlib.rcParams["svg.hashsalt"] = "mcboost"   # stable element ids in the SVG
 
-    cells = _selected_cells(config, fig, planned, store, results)
-    if fig.algorithm not in cells:
+    cells, reason, level = _selected_cells(config, fig, planned, store, results)
+    if reason is not None or fig.algorithm not in cells:
+        log.log(level, "figure %s is not drawn: %s; its files are left as they are",
+                fig.id, reason or f"{fig.algorithm} is not a column of table {fig.table}")
         return []
     main_cell, main_curves, main_extra = cells[fig.algorithm]
     n1 = main_extra.get("n_phase1_rounds")

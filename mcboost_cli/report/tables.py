@@ -148,7 +148,7 @@ def _summary_row(table_id, ds, rate, label, part, n_planned) -> dict:
 def _published(table):
     if table.published is None:
         return None
-    from .published import load_published
+    from ..datasets.published import load_published
     return load_published(table.published)
 
 

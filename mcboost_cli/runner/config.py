@@ -448,7 +448,7 @@ def _tables(path, raw, datasets, split_datasets, base_protocols) -> list[TableSp
             raise _err(path, f"{where}.title", f"{quote(title)} is not valid; expected a string")
         published = t.get("published")
         if published is not None:
-            from ..report.published import load_published
+            from ..datasets.published import load_published
             if not isinstance(published, str):
                 raise _err(path, f"{where}.published", f"{quote(published)} is not valid; expected "
                                                        "<paper>/<table>")
