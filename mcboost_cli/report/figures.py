@@ -216,13 +216,18 @@ def decision_regions(config, fig, planned, store, out_dir: Path, results=None) -
     from matplotlib.colors import ListedColormap
     matplotlib.rcParams["svg.hashsalt"] = "mcboost"   # stable element ids in the SVG
 
-    cells = _selected_cells(config, fig, planned, store, results)
-    if fig.algorithm not in cells:
+    cells, reason, level = _selected_cells(config, fig, planned, store, results)
+    if reason is not None or fig.algorithm not in cells:
+        log.log(level, "figure %s is not drawn: %s; its files are left as they are",
+                fig.id, reason or f"{fig.algorithm} is not a column of table {fig.table}")
         return []
     cell, curves, extra = cells[fig.algorithm]
     record = _mesh_record(curves, extra, fig.rounds)
     if record is None or not record[2]:
-        return []                              # no mesh stored (or none of the rounds asked)
+        log.warning("figure %s is not drawn: the selected fit of %s stored no mesh of its "
+                    "predictions at rounds %s; its files are left as they are", fig.id,
+                    fig.algorithm, ", ".join(map(str, fig.rounds)) or "(any)")
+        return []
     x1, x2, grids, X_test, y_test = record
     from ..datasets import get_spec
     spec = get_spec(cell.dataset)

@@ -243,7 +243,8 @@ def render_terminal(config, summary) -> str:
     for table in config.tables:
         for rate, wide in wide_tables(config, summary, table):
             parts.append(_heading(config, table, rate))
-            parts.append(tabulate(wide, headers="keys", tablefmt="simple", stralign="right"))
+            parts.append(tabulate(wide, headers="keys", tablefmt="simple", stralign="right",
+                                  disable_numparse=True))
             parts.append("")
         if table.id in lines:
             parts.append(lines[table.id])
@@ -275,11 +276,12 @@ def write_outputs(config, summary, out_dir: Path, cells: pd.DataFrame | None = N
             tex.append(f"% {config.title}")
         for rate, wide in wide_tables(config, summary, table):
             md.append(f"## {_heading(config, table, rate)}\n")
-            md.append(tabulate(wide, headers="keys", tablefmt="pipe", stralign="right"))
+            md.append(tabulate(wide, headers="keys", tablefmt="pipe", stralign="right",
+                                  disable_numparse=True))
             md.append("")
             tex.append(f"% {_heading(config, table, rate)}")
             tex.append(tabulate(wide, headers="keys", tablefmt="latex_booktabs",
-                                stralign="right"))
+                                stralign="right", disable_numparse=True))
             tex.append("")
         notes = [_protocol_note(config, table), *config.notes]
         if table.id in lines:
