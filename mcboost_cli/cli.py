@@ -1,5 +1,9 @@
 """Command-line interface (click). Thin: parse options, call the layers, print.
 
+The run flow of ``run``, ``noise``, ``report`` and ``recheck`` is ``runner.experiment``'s
+(callable from Python); here it gets its options, its warnings are printed on stderr, and
+its result becomes the printed tables and the exit status.
+
 Every user error (config, parameters, data files, network) is printed as one line
 ``error: ...`` on stderr with exit status 2 and no traceback; Ctrl-C exits with 130 after the
 results already computed are safely stored.
@@ -152,8 +156,9 @@ def _execute(config_file, *, quiet, only_datasets=None, only_algorithms=None,
     130 when interrupted, 1 when cells failed or timed out."""
     from .runner.experiment import run_experiment
     _sigterm_as_interrupt()
-    result = run_experiment(config_file, datasets=_names(only_datasets),
-                            algorithms=_names(only_algorithms), tables=_names(only_tables),
+    # The names stay comma-separated text: run_experiment splits them as the options do.
+    result = run_experiment(config_file, datasets=only_datasets,
+                            algorithms=only_algorithms, tables=only_tables,
                             sources=_source_mapping(sources),
                             progress="quiet" if quiet else "auto", log=_echo_err, **options)
     if result.plan is not None:
@@ -206,10 +211,6 @@ def noise(rates, config_file, **opts):
             raise UserError(f"--rate: {r!r} is not valid; expected a number in [0, 1)")
     # The run computes the given rates; its tables show the config's rates and these.
     _execute(config_file, noise_rates=rates, **opts)
-
-
-def _names(text):
-    return None if text is None else [n.strip() for n in text.split(",") if n.strip()]
 
 
 @main.command()
