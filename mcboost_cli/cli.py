@@ -1,5 +1,9 @@
 """Command-line interface (click). Thin: parse options, call the layers, print.
 
+The run flow of ``run``, ``noise``, ``report`` and ``recheck`` is ``runner.experiment``'s
+(callable from Python); here it gets its options, its warnings are printed on stderr, and
+its result becomes the printed tables and the exit status.
+
 Every user error (config, parameters, data files, network) is printed as one line
 ``error: ...`` on stderr with exit status 2 and no traceback; Ctrl-C exits with 130 after the
 results already computed are safely stored.
@@ -7,10 +11,7 @@ results already computed are safely stored.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sys
-from pathlib import Path
 
 import click
 
@@ -76,11 +77,9 @@ _SOURCE_OPTION = click.option(
          "Such cells have keys of their own and their rows are marked in the tables.")
 
 
-def _with_source_options(config, sources):
-    """``config`` with the ``--source DATASET=SOURCE`` options applied."""
-    if not sources:
-        return config
-    from .runner.config import DATA_SOURCES, with_sources
+def _source_mapping(sources) -> dict:
+    """The ``--source DATASET=SOURCE`` options as {dataset: source}."""
+    from .runner.config import DATA_SOURCES
     mapping = {}
     for text in sources:
         name, sep, source = text.partition("=")
@@ -88,7 +87,7 @@ def _with_source_options(config, sources):
             raise UserError(f"--source {text}: expected DATASET=SOURCE with SOURCE one of "
                             f"{', '.join(DATA_SOURCES)}, e.g. --source poker525k=generator")
         mapping[name.strip()] = source.strip()
-    return with_sources(config, mapping)
+    return mapping
 
 
 def _run_options(f):
@@ -151,290 +150,30 @@ def _run_options(f):
     return f
 
 
-def _paths(config, store_path, results_dir):
-    default = Path("results") / config.experiment
-    if config.is_quick:
-        default = default / "quick"
-    out = Path(results_dir) if results_dir else default
-    store = Path(store_path) if store_path else out / "cells.sqlite"
-    return store, out
-
-
-def _load(config_file, quick=False):
-    from .runner.config import load_config, quick_variant
-    config = load_config(config_file)
-    return quick_variant(config) if quick else config
-
-
-def _open_store(path: Path, *, create: bool = True):
-    """The result store at ``path``; with ``create=False`` (``--dry-run``) a store that does
-    not exist yet is an empty one in a temporary folder, so nothing is created."""
-    from .runner.store import ResultStore
-    if not create and not path.exists():
-        return _empty_store()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise UserError(f"--store {path}: cannot create its folder {path.parent} "
-                        f"({e.strerror or e}); give a writable file path with --store") from None
-    return ResultStore(path)
-
-
-@contextlib.contextmanager
-def _empty_store():
-    import tempfile
-
-    from .runner.store import ResultStore
-    with tempfile.TemporaryDirectory(prefix="mcboost-dry-run-") as tmp:
-        with ResultStore(Path(tmp) / "cells.sqlite") as store:
-            yield store
-
-
-def _load_datasets(config, mirror, offline):
-    """Fetch and parse every dataset of the plan in this process before any work starts.
-
-    Returns (config, datasets): a dataset that cannot be had (no internet, missing from the
-    mirror) is dropped from the plan with one warning line and a note under the tables, so the
-    others still run; when none can be had, that is an error."""
-    from dataclasses import replace
-
-    from .datasets import DatasetError, load_dataset
-    from .datasets.download import CachedFileChanged
-    from .runner.config import narrow
-    if mirror:
-        # Workers inherit the environment; they read the cache this fills.
-        os.environ["MCBOOST_MIRROR"] = mirror
-    datasets, missing = {}, {}
-    for name in config.datasets:
-        try:
-            datasets[name] = load_dataset(name, mirror=mirror, offline=offline,
-                                          source=config.source_of(name) or None)
-        except CachedFileChanged:
-            raise           # running without it would hide a damaged cache: the user fixes it
-        except DatasetError as e:
-            missing[name] = str(e).splitlines()[0]
-    if not datasets:
-        # One line that says it all (not a warning per dataset, then the same as an error).
-        raise UserError(f"no dataset of {config.path} can be had: "
-                        + "; ".join(f"{k}: {v}" for k, v in missing.items()))
-    for name, why in missing.items():
-        click.echo(f"warning: {name} is not run: {why}", err=True)
-    if missing:
-        config = narrow(config, [d for d in config.datasets if d in datasets])
-        config = replace(config, notes=config.notes + tuple(
-            f"Not run: {name} (data unavailable here: {why})" for name, why in missing.items()))
-    pooled = {d for t in config.tables for d, p in t.protocols.items() if p == "five_fold"}
-    for name, ds in datasets.items():
-        if ds.test_mask is not None and name in pooled:
-            click.echo(f"note: {name} has a predefined train/test split; protocol five_fold "
-                       f"pools its {ds.n_samples} rows into 5 random parts", err=True)
-    return config, datasets
-
-
-def _render(config, planned, store, out_dir):
-    """Summaries, files and terminal text of the plan's results: the store's, and the done
-    cells of ``out_dir``'s cells.csv that the store lacks (``store`` may be None: the file's
-    only)."""
-    from .report.tables import render_terminal, selected_fits, summarize, write_outputs
-    from .runner.reference import (cells_frame, current_cells, known_results, merged_cells,
-                                   with_phase1_train_error)
-    from .runner.store import empty_frame
-    keys = [pc.cell.key for pc in planned]
-    cells_path = out_dir / "cells.csv"
-    stored = (with_phase1_train_error(store, store.frame()) if store is not None
-              else empty_frame())
-    # Tables and figures show everything known (the store, then the file), so a narrowed run
-    # or a report on a partial store never writes a table with fewer cells than before.
-    results, n_file = known_results(store.frame(keys=keys) if store is not None
-                                    else empty_frame(), cells_path, keys)
-    if n_file:
-        click.echo(f"note: {n_file} done cells of this plan are taken from {cells_path} (the "
-                   f"store lacks them); --import-results {cells_path} puts them in the store",
-                   err=True)
-    summary_df = summarize(config, planned, results)
-    # cells.csv holds every done cell of the store (of the algorithms' current versions), so
-    # configs that share an experiment (uci.yaml and noise.yaml) share one per-cell file; the
-    # rows it already has for cells this store lacks are kept, not erased.
-    cells, _ = merged_cells(cells_frame(current_cells(stored)), cells_path)
-    try:
-        paths = write_outputs(config, summary_df, out_dir, cells=cells,
-                              selected=selected_fits(config, planned, results, cells))
-        paths += _figures(config, planned, store, out_dir, results)
-    except OSError as e:
-        # Checked before the run, so the folder went away or the disk filled up meanwhile.
-        where = f"the store {store.path}" if store is not None else str(cells_path)
-        raise UserError(f"cannot write the tables to {out_dir} ({e.strerror or e}); every "
-                        f"result is in {where}: free the folder, then run "
-                        f"`mcboost report {config.path}` with the same options") from None
-    return render_terminal(config, summary_df), paths
-
-
-def _figures(config, planned, store, out_dir, results=None):
-    if not getattr(config, "figures", None):
-        return []
-    from .report.figures import write_figures
-    return write_figures(config, planned, store, out_dir, results)
-
-
-def _echo_checkpointed(unique_cells, statuses, store_file) -> None:
-    """``--dry-run``: the pending fits that a run continues from a mid-fit checkpoint."""
-    from .runner.checkpoint import CheckpointDir
-    from .runner.progress import format_seconds
-    ckdir = CheckpointDir(store_file.parent.resolve() / "checkpoints")
-    lines = []
-    for c in unique_cells:
-        if statuses.get(c.key) == "done":
-            continue
-        got = ckdir.progress(c.key)
-        if got is None:
-            continue
-        if not got:
-            lines.append(f"  {c.describe()}: unreadable (the fit will start afresh)")
-            continue
-        cpu = got["cpu_seconds"]
-        lines.append(f"  {c.describe()}: round {got['rounds']:,}, fit time "
-                     f"{format_seconds(got['seconds'])}"
-                     + (f" (CPU {format_seconds(cpu)})" if cpu is not None else ""))
-    if lines:
-        click.echo(f"{len(lines)} pending fit(s) continue from a checkpoint:")
-        click.echo("\n".join(lines))
-
-
-def _execute(config, *, jobs, retry_failed, fresh, dry_run, mirror, offline, store_path,
-             results_dir, export_splits, quiet, quick=False, import_results=None,
-             only_datasets=None, only_algorithms=None, only_tables=None,
-             checkpoint_every=EVERY_SECONDS, scheduler=None, sources=(), shown_noise_rates=None):
-    from contextlib import ExitStack
-    from functools import partial
-
-    from .runner.checkpoint import CheckpointDir
-    from .runner.execute import run_cells
-    from .runner.executors import check_dask_timeout, make_executor
-    from .runner.lock import store_lock
-    from .runner.plan import config_hash, expand
-    from .runner.preflight import check_run_paths
-    from .runner.work import run_cell
-
-    from dataclasses import replace
-
-    from .runner.config import narrow
+def _execute(config_file, *, quiet, only_datasets=None, only_algorithms=None,
+             only_tables=None, sources=(), **options):
+    """``run`` and ``noise``: run the experiment, print its tables and summary, exit with
+    130 when interrupted, 1 when cells failed or timed out."""
+    from .runner.experiment import run_experiment
     _sigterm_as_interrupt()
-    config = _with_source_options(config, sources)
-    full = config
-    config = narrow(config, _names(only_datasets), _names(only_algorithms),
-                    _names(only_tables))
-    store_file, out_dir = _paths(config, store_path, results_dir)
-    # Every bad path or file the user gave fails here, before any download, computation or
-    # change to the store.
-    check_run_paths(store_file, out_dir, export_splits, store_given=store_path is not None,
-                    results_given=results_dir is not None)
-    imported = None
-    if import_results:
-        from .runner.reference import read_cells
-        imported = read_cells(import_results)
-    config, datasets = _load_datasets(config, mirror, offline)
-    # --tables / --datasets / --algorithms narrow what runs; the tables still show the whole config
-    # (from the store), without the datasets that could not be had.
-    missing = set(_names(only_datasets) or full.datasets) - set(datasets)
-    shown = narrow(full, [d for d in full.datasets if d not in missing])
-    # The shown datasets' notes (their data sources among them, even where --datasets ran
-    # others), then what loading added ("Not run: ...").
-    shown = replace(shown, notes=shown.notes + tuple(n for n in config.notes
-                                                     if n not in shown.notes))
-    if shown_noise_rates:      # `noise --rate`: the tables keep the config's other rates too
-        shown = replace(shown, noise_rates=tuple(shown_noise_rates))
-    planned = expand(config)
-    cells = [pc.cell for pc in planned]
-    if export_splits:
-        from .protocol.export import export_splits as _export
-        try:
-            n = len(_export(config, datasets, export_splits))
-        except OSError as e:
-            raise UserError(f"--export-splits {export_splits}: cannot write the split files "
-                            f"({e.strerror or e}); give a writable folder") from None
-        click.echo(f"wrote {n} split files under {export_splits}", err=True)
+    # The names stay comma-separated text: run_experiment splits them as the options do.
+    result = run_experiment(config_file, datasets=only_datasets,
+                            algorithms=only_algorithms, tables=only_tables,
+                            sources=_source_mapping(sources),
+                            progress="quiet" if quiet else "auto", log=_echo_err, **options)
+    if result.plan is not None:
+        click.echo(result.plan)
+        return
+    click.echo(result.text)
+    click.echo(f"{result.summary.describe()}", err=True)
+    click.echo(f"tables: {', '.join(str(p) for p in result.paths)}", err=True)
+    if result.exit_status:
+        sys.exit(result.exit_status)
 
-    with _open_store(store_file, create=not dry_run) as store, ExitStack() as held:
-        # Tables that share a fit plan its cell once per table: count each key once.
-        unique = {c.key: c for c in cells}
-        keys = list(unique)
-        statuses = store.statuses(keys)
-        n_done = sum(1 for k in keys if statuses.get(k) == "done")
-        n_bad = sum(1 for k in keys if statuses.get(k) in ("failed", "timeout"))
-        n_unique = len(keys)
-        if dry_run:
-            click.echo(f"{config.path}: experiment {config.experiment!r}"
-                       + (" (QUICK)" if config.is_quick else "") + f": {n_unique} cells "
-                       f"({len(config.tables)} table(s), {len(config.datasets)} datasets × "
-                       f"{len(config.noise_rates)} noise rates × {len(config.seeds)} seeds × "
-                       f"folds × algorithm settings, shared fits counted once); {n_done} done, "
-                       f"{n_bad} failed/timed out, {n_unique - n_done - n_bad} pending; "
-                       f"store {store_file}")
-            if import_results:
-                # What the run would take from the file (nothing is written in a dry run).
-                from .runner.reference import importable_cells
-                pairs = importable_cells(store, imported, planned)
-                statuses = {**statuses, **{cell.key: "done" for cell, _ in pairs}}
-                left = sum(1 for k in keys if statuses.get(k) != "done")
-                click.echo(f"--import-results {import_results}: would import {len(pairs)} "
-                           f"done cells, leaving {left} not done")
-            _echo_checkpointed(unique.values(), statuses, store_file)
-            return
-        # One run per store (a second would compute the same cells): it stops here with one
-        # line naming the holder. Dry runs and reports only read, and take no lock.
-        held.enter_context(store_lock(store_file))
-        try:    # before anything is deleted or imported
-            check_dask_timeout(scheduler, config.timeout)
-        except ValueError as e:
-            raise UserError(f"--scheduler {scheduler}: {config.path}: {e}") from None
-        # Mid-fit checkpoints live beside the store (a checkpoint depends only on its cell);
-        # an absolute path, as cluster workers may run elsewhere (on a shared file system).
-        checkpoints = CheckpointDir(store_file.parent.resolve() / "checkpoints",
-                                    checkpoint_every)
-        checkpoints.remove_stale_temps()      # of saves that a kill interrupted
-        if fresh:
-            store.delete([c.key for c in cells])
-            checkpoints.discard(c.key for c in cells)
-        if import_results:
-            from .runner.reference import import_cells
-            n_imp = import_cells(store, imported, planned, config_hash(config))
-            click.echo(f"imported {n_imp} done cells from {import_results}", err=True)
-        try:
-            executor = make_executor(jobs, scheduler, config.timeout)
-        except (ValueError, RuntimeError, OSError) as e:
-            raise UserError(f"--scheduler {scheduler}: {e}") from None
-        active = checkpoints if checkpoint_every > 0 else None
-        try:
-            kwargs = {}
-            if active is not None:
-                kwargs["checkpoints"] = active
-            if scheduler:
-                # Workers fetch what their cache lacks, from the same place as this process.
-                source = mirror or os.environ.get("MCBOOST_MIRROR")
-                if source and "://" not in source:
-                    source = str(Path(source).resolve())
-                kwargs.update(fetch=True, mirror=source)
-            work = partial(run_cell, **kwargs) if kwargs else run_cell
-            summary = run_cells(cells, store, work, executor, retry_failed=retry_failed,
-                                timeout=config.timeout, config_hash=config_hash(config),
-                                progress="quiet" if quiet else "auto",
-                                checkpoints=active)
-        finally:
-            executor.shutdown(cancel_pending=True)
-        final = store.statuses(keys) if active is not None else {}
-        if active is not None and not summary.interrupted and all(
-                final.get(k) == "done" for k in keys):
-            # Every fit of the plan is stored: no sibling is left to start from a shared
-            # prefix (a re-run computes none), so their states need not take disk space.
-            active.discard_prefixes()
-        text, paths = _render(shown, expand(shown), store, out_dir)
-    click.echo(text)
-    click.echo(f"{summary.describe()}", err=True)
-    click.echo(f"tables: {', '.join(str(p) for p in paths)}", err=True)
-    if summary.interrupted:
-        sys.exit(130)
-    if summary.failed or summary.timeout:
-        sys.exit(1)
+
+def _echo_err(line: str) -> None:
+    """The runner's warnings and notes, one line each on stderr."""
+    click.echo(line, err=True)
 
 
 # -- commands ----------------------------------------------------------------------------------
@@ -448,7 +187,7 @@ def run(config_file, **opts):
     Cells already in the result store are skipped, so re-running an interrupted command
     resumes it. Exit status: 0 all done, 1 some cells failed, 2 bad input, 130 interrupted.
     """
-    _execute(_load(config_file, opts["quick"]), **opts)
+    _execute(config_file, **opts)
 
 
 def _sigterm_as_interrupt():
@@ -467,22 +206,11 @@ def _sigterm_as_interrupt():
 @_run_options
 def noise(rates, config_file, **opts):
     """Run the label-noise experiment at the given rates (test labels stay clean)."""
-    from dataclasses import replace
-
     for r in rates:
         if not 0.0 <= r < 1.0:
             raise UserError(f"--rate: {r!r} is not valid; expected a number in [0, 1)")
-    config = _load(config_file, opts["quick"])
-    run_rates = tuple(dict.fromkeys(float(r) for r in rates))
-    # The run computes the given rates; its tables show the config's rates and these (a
-    # subset of rates does not drop the other rates' sections from the committed tables).
-    shown_rates = tuple(dict.fromkeys(tuple(map(float, config.noise_rates)) + run_rates))
-    config = replace(config, noise_rates=run_rates)
-    _execute(config, shown_noise_rates=shown_rates, **opts)
-
-
-def _names(text):
-    return None if text is None else [n.strip() for n in text.split(",") if n.strip()]
+    # The run computes the given rates; its tables show the config's rates and these.
+    _execute(config_file, noise_rates=rates, **opts)
 
 
 @main.command()
@@ -495,26 +223,11 @@ def _names(text):
 @_SOURCE_OPTION
 def report(config_file, store_path, results_dir, quick, sources):
     """Re-render CONFIG's tables (and figures) from the result store (also mid-run)."""
-    from .runner.plan import expand
-
-    config = _with_source_options(_load(config_file, quick), sources)
-    planned = expand(config)
-    store_file, out_dir = _paths(config, store_path, results_dir)
-    from .runner.preflight import check_output_dir
-    check_output_dir(out_dir, f"--results-dir {out_dir}" if results_dir
-                     else f"results folder {out_dir}", "give a writable folder with --results-dir")
-    if not store_file.exists():
-        if not (out_dir / "cells.csv").exists():
-            raise UserError(f"{store_file}: no result store (nor {out_dir / 'cells.csv'}); "
-                            f"run `mcboost run {config_file}" + (" --quick" if quick else "")
-                            + "` first")
-        # A clean clone: render from the committed per-cell results alone.
-        text, paths = _render(config, planned, None, out_dir)
-    else:
-        with _open_store(store_file) as store:
-            text, paths = _render(config, planned, store, out_dir)
-    click.echo(text)
-    click.echo(f"tables: {', '.join(str(p) for p in paths)}", err=True)
+    from .runner.experiment import report_experiment
+    result = report_experiment(config_file, store_path=store_path, results_dir=results_dir,
+                               quick=quick, sources=_source_mapping(sources), log=_echo_err)
+    click.echo(result.text)
+    click.echo(f"tables: {', '.join(str(p) for p in result.paths)}", err=True)
 
 
 @main.command()
@@ -534,31 +247,15 @@ def recheck(config_file, cells_file, n_sample, max_seconds, mirror, offline, sou
     Every re-run cell must reproduce its reported round, its number of rounds and its
     training, validation and test errors exactly (float64 equality).
     """
-    from .runner.config import load_config
-    from .runner.plan import expand
-    from .runner.reference import read_cells, recheck as _recheck, sample_cells
-    from .runner.work import run_cell
-
-    config = _with_source_options(load_config(config_file), sources)
-    path = Path(cells_file) if cells_file else _paths(config, None, None)[1] / "cells.csv"
-    frame = read_cells(path)
-    plan_keys = {pc.cell.key for pc in expand(config)}
-    frame = frame[frame["key"].isin(plan_keys)]
-    sample = sample_cells(frame, n_sample, max_seconds)
-    if sample.empty:
-        raise UserError(f"{path}: no cell of {config_file} with a recorded fit time of at most "
-                        f"{max_seconds:g} s to re-run; raise --max-seconds")
-    datasets = sorted(set(sample["dataset"]))
-    from .runner.config import narrow
-    _load_datasets(narrow(config, datasets), mirror, offline)
-    bad = _recheck(sample, config.experiment, run_cell)
-    for m in bad:
+    from .runner.experiment import recheck_experiment
+    result = recheck_experiment(config_file, cells_file=cells_file, n_sample=n_sample,
+                                max_seconds=max_seconds, mirror=mirror, offline=offline,
+                                sources=_source_mapping(sources), log=_echo_err)
+    for m in result.mismatches:
         click.echo(f"differs: {m.describe}: {m.column} committed {m.committed or 'none'}, "
                    f"re-run {m.rerun or 'none'}")
-    click.echo(f"recheck: {len(sample)} cells of {path} re-run "
-               f"({', '.join(sorted(set(sample['algorithm'])))} on {', '.join(datasets)}); "
-               f"{len(bad)} numbers differ", err=True)
-    if bad:
+    click.echo(result.describe(), err=True)
+    if result.mismatches:
         sys.exit(1)
 
 

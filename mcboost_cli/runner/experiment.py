@@ -1,0 +1,658 @@
+"""The flow of a whole experiment, callable from Python (a notebook, a test) without click.
+
+``mcboost run``, ``noise``, ``report`` and ``recheck`` are thin wrappers around these
+functions: the command line parses options, prints what they return and turns it into an
+exit status.
+
+Map of the module
+-----------------
+``run_experiment``      load (or take) a config, narrow it, check every output location,
+                        load its datasets, optionally export the splits, then either
+                        describe the plan (``dry_run``) or import, execute and store the cells
+                        and render the tables; returns an ``ExperimentResult``
+``report_experiment``   render a config's tables from its store (or its results folder's
+                        ``cells.csv`` alone) without running anything
+``recheck_experiment``  re-run a fixed sample of a ``cells.csv``'s cells and list the numbers
+                        that differ; returns a ``RecheckResult``
+``load_experiment``     a config file (or config) with the quick budget and data sources
+                        applied
+``experiment_paths``    the store file and results folder a config writes to by default
+
+Messages that are not results (a dataset that cannot be had, splits written, cells imported
+or taken from ``cells.csv``) go to a ``log`` callable, one line per call. Its default prints
+the line on standard error: these lines are for the person running the experiment, as on the
+command line, and must show whatever the caller has set up (``warnings`` would show each text
+once per process and add a source location; ``logging`` drops them until a handler is
+configured). Pass ``log=lines.append`` to collect them, or a ``logging`` method to route them.
+
+The flow sits at the top of the runner: it calls the report layer (tables, figures) to render
+what it ran, imported lazily, as the command line did.
+
+Process-level settings stay with the caller: the command line makes SIGTERM an interrupt
+before calling ``run_experiment``; a notebook keeps its own handlers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import numbers
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import UserError
+from .checkpoint import EVERY_SECONDS
+from .config import ExperimentConfig
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .execute import RunSummary
+    from .reference import Mismatch
+
+Log = Callable[[str], None]
+
+
+def _print_to_stderr(line: str) -> None:
+    # sys.stderr is looked up at each call, so a redirected stream (pytest, click's test
+    # runner, a notebook) receives the line.
+    print(line, file=sys.stderr)
+
+
+@dataclass(frozen=True, eq=False)
+class ExperimentResult:
+    """What ``run_experiment`` or ``report_experiment`` did.
+
+    Attributes
+    ----------
+    config : ExperimentConfig
+        The config the tables show: the whole config (without the datasets that could not be
+        had), also when only a part of it ran.
+    store_path : Path
+        The result store (for a dry run, where it would be; it is not created).
+    results_dir : Path
+        Where the tables, ``cells.csv`` and figures are written.
+    summary : RunSummary or None
+        Cells done, failed, timed out, skipped and pending, and whether Ctrl-C (or SIGTERM
+        made an interrupt) stopped the run; None for a dry run and for a report.
+    text : str
+        The tables as shown on a terminal ("" for a dry run).
+    paths : tuple of Path
+        The files written (tables, ``cells.csv``, figures); empty for a dry run.
+    tables : pandas.DataFrame or None
+        The long summary of every table (one row per table, noise rate, dataset and
+        algorithm: mean, std, folds done and planned, ...), as written to the CSV files;
+        None for a dry run.
+    plan : str or None
+        For a dry run, the description of the plan: cells, done / failed / pending, what
+        ``import_results`` would take, and the fits that continue from a checkpoint.
+    """
+
+    config: ExperimentConfig
+    store_path: Path
+    results_dir: Path
+    summary: RunSummary | None = None
+    text: str = ""
+    paths: tuple[Path, ...] = ()
+    tables: pd.DataFrame | None = None
+    plan: str | None = None
+
+    @property
+    def exit_status(self) -> int:
+        """The command line's exit status: 130 interrupted, 1 some cells failed or timed out,
+        else 0."""
+        if self.summary is None:
+            return 0
+        if self.summary.interrupted:
+            return 130
+        return 1 if self.summary.failed or self.summary.timeout else 0
+
+
+@dataclass(frozen=True, eq=False)
+class RecheckResult:
+    """What ``recheck_experiment`` did.
+
+    Attributes
+    ----------
+    cells_path : Path
+        The per-cell results file whose cells were re-run.
+    sample : pandas.DataFrame
+        Its rows that were re-run.
+    mismatches : tuple of reference.Mismatch
+        Every number that differs (empty: all reproduced exactly).
+    """
+
+    cells_path: Path
+    sample: pd.DataFrame
+    mismatches: tuple[Mismatch, ...]
+
+    def describe(self) -> str:
+        """One line: how many cells of which algorithms and datasets, how many differences."""
+        algorithms = ", ".join(sorted(set(self.sample["algorithm"])))
+        datasets = ", ".join(sorted(set(self.sample["dataset"])))
+        return (f"recheck: {len(self.sample)} cells of {self.cells_path} re-run "
+                f"({algorithms} on {datasets}); {len(self.mismatches)} numbers differ")
+
+
+# -- config and locations ----------------------------------------------------------------------
+
+def load_experiment(config: ExperimentConfig | str | os.PathLike, *, quick: bool = False,
+                    sources: Mapping[str, str] | None = None) -> ExperimentConfig:
+    """The experiment config, ready to plan.
+
+    Parameters
+    ----------
+    config : ExperimentConfig or path
+        A validated config, or the path of a YAML config file (loaded and validated; a bad
+        file raises UserError naming it).
+    quick : bool, default False
+        Take the config's ``quick`` budget (UserError when it has none); a config that is
+        already its quick variant is kept as it is.
+    sources : mapping of dataset -> "auto" | "files" | "generator", optional
+        Where some datasets' rows come from, over the config's ``sources``.
+    """
+    from .config import load_config, quick_variant, with_sources
+    if not isinstance(config, ExperimentConfig):
+        config = load_config(config)
+    if quick and not config.is_quick:
+        config = quick_variant(config)
+    return with_sources(config, dict(sources)) if sources else config
+
+
+def experiment_paths(config: ExperimentConfig, store_path=None,
+                     results_dir=None) -> tuple[Path, Path]:
+    """(store file, results folder): ``results/<experiment>[/quick]`` and its
+    ``cells.sqlite`` unless given."""
+    default = Path("results") / config.experiment
+    if config.is_quick:
+        default = default / "quick"
+    out = Path(results_dir) if results_dir else default
+    store = Path(store_path) if store_path else out / "cells.sqlite"
+    return store, out
+
+
+def _names(names) -> list[str] | None:
+    """A list of names from a list, or from one comma-separated text as on the command line;
+    None stays None (all)."""
+    if names is None:
+        return None
+    if isinstance(names, str):
+        names = names.split(",")
+    return [n.strip() for n in names if n.strip()]
+
+
+def _open_store(path: Path, *, create: bool = True):
+    """The result store at ``path``; with ``create=False`` (a dry run) a store that does
+    not exist yet is an empty one in a temporary folder, so nothing is created."""
+    from .store import ResultStore
+    if not create and not path.exists():
+        return _empty_store()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UserError(f"--store {path}: cannot create its folder {path.parent} "
+                        f"({e.strerror or e}); give a writable file path with --store") from None
+    return ResultStore(path)
+
+
+@contextlib.contextmanager
+def _empty_store():
+    import tempfile
+
+    from .store import ResultStore
+    with tempfile.TemporaryDirectory(prefix="mcboost-dry-run-") as tmp:
+        with ResultStore(Path(tmp) / "cells.sqlite") as store:
+            yield store
+
+
+@contextlib.contextmanager
+def _mirror_in_environment(mirror: str | None):
+    """``MCBOOST_MIRROR`` set to ``mirror`` for the duration (when given): local workers
+    inherit the environment and read the cache that loading fills. The previous value comes
+    back afterwards, so one call's mirror does not follow the next call in the same
+    process."""
+    if not mirror:
+        yield
+        return
+    before = os.environ.get("MCBOOST_MIRROR")
+    os.environ["MCBOOST_MIRROR"] = mirror
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("MCBOOST_MIRROR", None)
+        else:
+            os.environ["MCBOOST_MIRROR"] = before
+
+
+# -- datasets and rendering --------------------------------------------------------------------
+
+def _load_datasets(config, mirror, offline, log: Log):
+    """Fetch and parse every dataset of the plan in this process before any work starts.
+
+    Returns (config, datasets): a dataset that cannot be had (no internet, missing from the
+    mirror) is dropped from the plan with one warning line and a note under the tables, so the
+    others still run; when none can be had, that is an error."""
+    from ..datasets import DatasetError, load_dataset
+    from ..datasets.download import CachedFileChanged
+    from .config import narrow
+    datasets, missing = {}, {}
+    for name in config.datasets:
+        try:
+            datasets[name] = load_dataset(name, mirror=mirror, offline=offline,
+                                          source=config.source_of(name) or None)
+        except CachedFileChanged:
+            raise           # running without it would hide a damaged cache: the user fixes it
+        except DatasetError as e:
+            missing[name] = str(e).splitlines()[0]
+    if not datasets:
+        # One line that says it all (not a warning per dataset, then the same as an error).
+        raise UserError(f"no dataset of {config.path} can be had: "
+                        + "; ".join(f"{k}: {v}" for k, v in missing.items()))
+    for name, why in missing.items():
+        log(f"warning: {name} is not run: {why}")
+    if missing:
+        config = narrow(config, [d for d in config.datasets if d in datasets])
+        config = replace(config, notes=config.notes + tuple(
+            f"Not run: {name} (data unavailable here: {why})" for name, why in missing.items()))
+    pooled = {d for t in config.tables for d, p in t.protocols.items() if p == "five_fold"}
+    for name, ds in datasets.items():
+        if ds.test_mask is not None and name in pooled:
+            log(f"note: {name} has a predefined train/test split; protocol five_fold "
+                f"pools its {ds.n_samples} rows into 5 random parts")
+    return config, datasets
+
+
+def _render(config, planned, store, out_dir: Path, log: Log):
+    """Summary, terminal text and written files of the plan's results: the store's, and the
+    done cells of ``out_dir``'s cells.csv that the store lacks (``store`` may be None: the
+    file's only)."""
+    from ..report.tables import render_terminal, selected_fits, summarize, write_outputs
+    from .reference import (cells_frame, current_cells, known_results, merged_cells,
+                            with_phase1_train_error)
+    from .store import empty_frame
+    keys = [pc.cell.key for pc in planned]
+    cells_path = out_dir / "cells.csv"
+    stored = (with_phase1_train_error(store, store.frame()) if store is not None
+              else empty_frame())
+    # Tables and figures show everything known (the store, then the file), so a narrowed run
+    # or a report on a partial store never writes a table with fewer cells than before.
+    results, n_file = known_results(store.frame(keys=keys) if store is not None
+                                    else empty_frame(), cells_path, keys)
+    if n_file:
+        log(f"note: {n_file} done cells of this plan are taken from {cells_path} (the "
+            f"store lacks them); --import-results {cells_path} puts them in the store")
+    summary_df = summarize(config, planned, results)
+    # cells.csv holds every done cell of the store (of the algorithms' current versions), so
+    # configs that share an experiment (uci.yaml and noise.yaml) share one per-cell file; the
+    # rows it already has for cells this store lacks are kept, not erased.
+    cells, _ = merged_cells(cells_frame(current_cells(stored)), cells_path)
+    try:
+        paths = write_outputs(config, summary_df, out_dir, cells=cells,
+                              selected=selected_fits(config, planned, results, cells))
+        paths += _figures(config, planned, store, out_dir, results)
+    except OSError as e:
+        # Checked before the run, so the folder went away or the disk filled up meanwhile.
+        where = f"the store {store.path}" if store is not None else str(cells_path)
+        raise UserError(f"cannot write the tables to {out_dir} ({e.strerror or e}); every "
+                        f"result is in {where}: free the folder, then run "
+                        f"`mcboost report {config.path}` with the same options") from None
+    return summary_df, render_terminal(config, summary_df), tuple(paths)
+
+
+def _figures(config, planned, store, out_dir, results=None):
+    if not getattr(config, "figures", None):
+        return []
+    from ..report.figures import write_figures
+    return write_figures(config, planned, store, out_dir, results)
+
+
+def _checkpointed_lines(unique_cells, statuses, store_file: Path) -> list[str]:
+    """Dry run: the pending fits that a run continues from a mid-fit checkpoint (a heading
+    and one line each; nothing when there are none)."""
+    from .checkpoint import CheckpointDir
+    from .progress import format_seconds
+    ckdir = CheckpointDir(store_file.parent.resolve() / "checkpoints")
+    lines = []
+    for c in unique_cells:
+        if statuses.get(c.key) == "done":
+            continue
+        got = ckdir.progress(c.key)
+        if got is None:
+            continue
+        if not got:
+            lines.append(f"  {c.describe()}: unreadable (the fit will start afresh)")
+            continue
+        cpu = got["cpu_seconds"]
+        lines.append(f"  {c.describe()}: round {got['rounds']:,}, fit time "
+                     f"{format_seconds(got['seconds'])}"
+                     + (f" (CPU {format_seconds(cpu)})" if cpu is not None else ""))
+    return [f"{len(lines)} pending fit(s) continue from a checkpoint:"] + lines if lines else []
+
+
+# -- the flows ---------------------------------------------------------------------------------
+
+def run_experiment(config: ExperimentConfig | str | os.PathLike, *, jobs: int | None = None,
+                   retry_failed: bool = False, fresh: bool = False, dry_run: bool = False,
+                   mirror: str | None = None, offline: bool = False, store_path=None,
+                   results_dir=None, export_splits=None, quick: bool = False,
+                   import_results=None, datasets=None, algorithms=None, tables=None,
+                   noise_rates=None, checkpoint_every: float = EVERY_SECONDS,
+                   scheduler: str | None = None, sources: Mapping[str, str] | None = None,
+                   progress: str = "auto", log: Log | None = None) -> ExperimentResult:
+    """Run an experiment: the cells the store lacks, then its tables (``mcboost run``).
+
+    Parameters
+    ----------
+    config : ExperimentConfig or path
+        The experiment (a YAML file is loaded and validated first).
+    jobs : int or None
+        Worker processes (None: one per core; 1 runs in this process).
+    retry_failed : bool
+        Also rerun cells stored as failed or timed out.
+    fresh : bool
+        Forget the plan's stored results and checkpoints and compute them again.
+    dry_run : bool
+        Check everything and describe the plan (``ExperimentResult.plan``); run nothing and
+        create no store (``export_splits`` is still written).
+    mirror : str or None
+        Dataset mirror (http(s) base URL or a folder laid out like the UCI archive); None:
+        ``$MCBOOST_MIRROR``, else the official sites.
+    offline : bool
+        Never use the network.
+    store_path, results_dir : path or None
+        The result store and the tables' folder (default ``results/<experiment>[/quick]``).
+    export_splits : path or None
+        Also write the folds and noise masks as CSV files under this folder.
+    quick : bool
+        The config's reduced ``quick`` budget.
+    import_results : path or None
+        First take the plan's cells found in this ``cells.csv`` as done.
+    datasets, algorithms, tables : list of str, comma-separated str, or None
+        Run only these datasets, algorithm columns (labels or registry names) and tables
+        (ids); the tables written still show the whole config.
+    noise_rates : list of float or None
+        Run these noise rates instead of the config's; the tables show the config's rates
+        and these (``mcboost noise --rate``).
+    checkpoint_every : float
+        Seconds between saves of a running fit's state (0: never).
+    scheduler : str or None
+        A Dask scheduler's address, or "local"; None runs on local processes.
+    sources : mapping of dataset -> "auto" | "files" | "generator", optional
+        Where some datasets' rows come from, over the config's ``sources``.
+    progress : {"auto", "bar", "plain", "quiet"}
+        The progress display on standard error.
+    log : callable or None
+        Receives each warning or note as one line; None prints it on standard error.
+
+    Returns
+    -------
+    ExperimentResult
+        Also when Ctrl-C stopped the run (``summary.interrupted``): every result that had
+        arrived is stored and the tables show them.
+
+    Raises
+    ------
+    UserError
+        Bad input (config, names, paths, files, mirror), one line, before any work starts
+        where it can be known then; or tables that cannot be written after the run.
+    """
+    log = log or _print_to_stderr
+    config = load_experiment(config, quick=quick, sources=sources)
+    shown_rates = None
+    if noise_rates is not None:
+        run_rates = _noise_rates(noise_rates)
+        # The tables show the config's rates and these (running a subset of rates does not
+        # drop the other rates' sections from the committed tables).
+        shown_rates = tuple(dict.fromkeys(tuple(map(float, config.noise_rates)) + run_rates))
+        config = replace(config, noise_rates=run_rates)
+    with _mirror_in_environment(mirror):
+        return _run(config, shown_rates, jobs=jobs, retry_failed=retry_failed, fresh=fresh,
+                    dry_run=dry_run, mirror=mirror, offline=offline, store_path=store_path,
+                    results_dir=results_dir, export_splits=export_splits,
+                    import_results=import_results, only_datasets=_names(datasets),
+                    only_algorithms=_names(algorithms), only_tables=_names(tables),
+                    checkpoint_every=checkpoint_every, scheduler=scheduler,
+                    progress=progress, log=log)
+
+
+def _noise_rates(rates) -> tuple[float, ...]:
+    """The distinct rates, in order; UserError unless each is a number in [0, 1)."""
+    out = []
+    for r in rates:
+        if isinstance(r, bool) or not isinstance(r, numbers.Real) or not 0.0 <= r < 1.0:
+            raise UserError(f"noise_rates: {r!r} is not valid; expected numbers in [0, 1)")
+        out.append(float(r))
+    if not out:
+        raise UserError("noise_rates: empty; expected at least one number in [0, 1)")
+    return tuple(dict.fromkeys(out))
+
+
+def _run(config, shown_rates, *, jobs, retry_failed, fresh, dry_run, mirror, offline,
+         store_path, results_dir, export_splits, import_results, only_datasets,
+         only_algorithms, only_tables, checkpoint_every, scheduler, progress, log):
+    from contextlib import ExitStack
+    from functools import partial
+
+    from .checkpoint import CheckpointDir
+    from .config import narrow
+    from .execute import run_cells
+    from .executors import check_dask_timeout, make_executor
+    from .lock import store_lock
+    from .plan import config_hash, expand
+    from .preflight import check_run_paths
+    from .work import run_cell
+
+    full = config
+    config = narrow(config, only_datasets, only_algorithms, only_tables)
+    store_file, out_dir = experiment_paths(config, store_path, results_dir)
+    # Every bad path or file the user gave fails here, before any download, computation or
+    # change to the store.
+    check_run_paths(store_file, out_dir, export_splits, store_given=store_path is not None,
+                    results_given=results_dir is not None)
+    imported = None
+    if import_results:
+        from .reference import read_cells
+        imported = read_cells(import_results)
+    config, datasets = _load_datasets(config, mirror, offline, log)
+    # Datasets / algorithms / tables narrow what runs; the tables still show the whole config
+    # (from the store), without the datasets that could not be had.
+    missing = set(only_datasets or full.datasets) - set(datasets)
+    shown = narrow(full, [d for d in full.datasets if d not in missing])
+    # The shown datasets' notes (their data sources among them, even where only other
+    # datasets ran), then what loading added ("Not run: ...").
+    shown = replace(shown, notes=shown.notes + tuple(n for n in config.notes
+                                                     if n not in shown.notes))
+    if shown_rates:
+        shown = replace(shown, noise_rates=shown_rates)
+    planned = expand(config)
+    cells = [pc.cell for pc in planned]
+    if export_splits:
+        from ..protocol.export import export_splits as _export
+        try:
+            n = len(_export(config, datasets, export_splits))
+        except OSError as e:
+            raise UserError(f"--export-splits {export_splits}: cannot write the split files "
+                            f"({e.strerror or e}); give a writable folder") from None
+        log(f"wrote {n} split files under {export_splits}")
+
+    with _open_store(store_file, create=not dry_run) as store, ExitStack() as held:
+        # Tables that share a fit plan its cell once per table: count each key once.
+        unique = {c.key: c for c in cells}
+        keys = list(unique)
+        statuses = store.statuses(keys)
+        if dry_run:
+            plan = _describe_plan(config, store, store_file, planned, unique, statuses,
+                                  imported, import_results)
+            return ExperimentResult(config=shown, store_path=store_file, results_dir=out_dir,
+                                    plan=plan)
+        # One run per store (a second would compute the same cells): it stops here with one
+        # line naming the holder. Dry runs and reports only read, and take no lock.
+        held.enter_context(store_lock(store_file))
+        try:    # before anything is deleted or imported
+            check_dask_timeout(scheduler, config.timeout)
+        except ValueError as e:
+            raise UserError(f"--scheduler {scheduler}: {config.path}: {e}") from None
+        # Mid-fit checkpoints live beside the store (a checkpoint depends only on its cell);
+        # an absolute path, as cluster workers may run elsewhere (on a shared file system).
+        checkpoints = CheckpointDir(store_file.parent.resolve() / "checkpoints",
+                                    checkpoint_every)
+        checkpoints.remove_stale_temps()      # of saves that a kill interrupted
+        if fresh:
+            store.delete([c.key for c in cells])
+            checkpoints.discard(c.key for c in cells)
+        if import_results:
+            from .reference import import_cells
+            n_imp = import_cells(store, imported, planned, config_hash(config))
+            log(f"imported {n_imp} done cells from {import_results}")
+        try:
+            executor = make_executor(jobs, scheduler, config.timeout)
+        except (ValueError, RuntimeError, OSError) as e:
+            raise UserError(f"--scheduler {scheduler}: {e}") from None
+        active = checkpoints if checkpoint_every > 0 else None
+        try:
+            kwargs = {}
+            if active is not None:
+                kwargs["checkpoints"] = active
+            if scheduler:
+                # Workers fetch what their cache lacks, from the same place as this process.
+                source = mirror or os.environ.get("MCBOOST_MIRROR")
+                if source and "://" not in source:
+                    source = str(Path(source).resolve())
+                kwargs.update(fetch=True, mirror=source)
+            work = partial(run_cell, **kwargs) if kwargs else run_cell
+            summary = run_cells(cells, store, work, executor, retry_failed=retry_failed,
+                                timeout=config.timeout, config_hash=config_hash(config),
+                                progress=progress, checkpoints=active)
+        finally:
+            executor.shutdown(cancel_pending=True)
+        final = store.statuses(keys) if active is not None else {}
+        if active is not None and not summary.interrupted and all(
+                final.get(k) == "done" for k in keys):
+            # Every fit of the plan is stored: no sibling is left to start from a shared
+            # prefix (a re-run computes none), so their states need not take disk space.
+            active.discard_prefixes()
+        summary_df, text, paths = _render(shown, expand(shown), store, out_dir, log)
+    return ExperimentResult(config=shown, store_path=store_file, results_dir=out_dir,
+                            summary=summary, text=text, paths=paths, tables=summary_df)
+
+
+def _describe_plan(config, store, store_file, planned, unique, statuses, imported,
+                   import_results) -> str:
+    """A dry run's text: the plan's cells and their state in the store, what importing would
+    take, and the pending fits that continue from a checkpoint."""
+    keys = list(unique)
+    n_done = sum(1 for k in keys if statuses.get(k) == "done")
+    n_bad = sum(1 for k in keys if statuses.get(k) in ("failed", "timeout"))
+    n_unique = len(keys)
+    lines = [f"{config.path}: experiment {config.experiment!r}"
+             + (" (QUICK)" if config.is_quick else "") + f": {n_unique} cells "
+             f"({len(config.tables)} table(s), {len(config.datasets)} datasets × "
+             f"{len(config.noise_rates)} noise rates × {len(config.seeds)} seeds × "
+             f"folds × algorithm settings, shared fits counted once); {n_done} done, "
+             f"{n_bad} failed/timed out, {n_unique - n_done - n_bad} pending; "
+             f"store {store_file}"]
+    if import_results:
+        # What the run would take from the file (nothing is written in a dry run).
+        from .reference import importable_cells
+        pairs = importable_cells(store, imported, planned)
+        statuses = {**statuses, **{cell.key: "done" for cell, _ in pairs}}
+        left = sum(1 for k in keys if statuses.get(k) != "done")
+        lines.append(f"--import-results {import_results}: would import {len(pairs)} "
+                     f"done cells, leaving {left} not done")
+    lines += _checkpointed_lines(unique.values(), statuses, store_file)
+    return "\n".join(lines)
+
+
+def report_experiment(config: ExperimentConfig | str | os.PathLike, *, store_path=None,
+                      results_dir=None, quick: bool = False,
+                      sources: Mapping[str, str] | None = None,
+                      log: Log | None = None) -> ExperimentResult:
+    """Render a config's tables (and figures) from its result store, running nothing
+    (``mcboost report``; also while a run is writing the store).
+
+    Without a store, the results folder's ``cells.csv`` alone is rendered (a clean clone),
+    and no store is created. Parameters are those of ``run_experiment``.
+
+    Returns
+    -------
+    ExperimentResult
+        With ``summary`` None.
+
+    Raises
+    ------
+    UserError
+        Bad config, a results folder that cannot be written, or neither a store nor a
+        ``cells.csv`` to render from.
+    """
+    from .plan import expand
+    from .preflight import check_output_dir
+    log = log or _print_to_stderr
+    config = load_experiment(config, quick=quick, sources=sources)
+    planned = expand(config)
+    store_file, out_dir = experiment_paths(config, store_path, results_dir)
+    check_output_dir(out_dir, f"--results-dir {out_dir}" if results_dir
+                     else f"results folder {out_dir}", "give a writable folder with --results-dir")
+    if not store_file.exists():
+        if not (out_dir / "cells.csv").exists():
+            raise UserError(f"{store_file}: no result store (nor {out_dir / 'cells.csv'}); "
+                            f"run `mcboost run {config.path}" + (" --quick" if quick else "")
+                            + "` first")
+        # A clean clone: render from the committed per-cell results alone.
+        summary_df, text, paths = _render(config, planned, None, out_dir, log)
+    else:
+        with _open_store(store_file) as store:
+            summary_df, text, paths = _render(config, planned, store, out_dir, log)
+    return ExperimentResult(config=config, store_path=store_file, results_dir=out_dir,
+                            text=text, paths=paths, tables=summary_df)
+
+
+def recheck_experiment(config: ExperimentConfig | str | os.PathLike, *, cells_file=None,
+                       n_sample: int = 12, max_seconds: float = 5.0, mirror: str | None = None,
+                       offline: bool = False, sources: Mapping[str, str] | None = None,
+                       log: Log | None = None) -> RecheckResult:
+    """Re-run a fixed sample of a config's recorded cells (``mcboost recheck``).
+
+    Every re-run cell must reproduce its reported round, its number of rounds and its
+    training, validation and test errors exactly (float64 equality).
+
+    Parameters
+    ----------
+    config : ExperimentConfig or path
+        The experiment whose cells are checked (only cells of its plan are sampled).
+    cells_file : path or None
+        The per-cell results (default ``results/<experiment>/cells.csv``).
+    n_sample : int
+        How many cells to re-run (a fixed, varied sample of cheap cells).
+    max_seconds : float
+        Only sample cells whose recorded fit took at most this long.
+    mirror, offline, sources, log
+        As for ``run_experiment``.
+
+    Raises
+    ------
+    UserError
+        Bad config or file, or no cell cheap enough to re-run.
+    """
+    from .config import narrow
+    from .plan import expand
+    from .reference import read_cells, recheck, sample_cells
+    from .work import run_cell
+    log = log or _print_to_stderr
+    config = load_experiment(config, sources=sources)
+    path = Path(cells_file) if cells_file else experiment_paths(config)[1] / "cells.csv"
+    frame = read_cells(path)
+    plan_keys = {pc.cell.key for pc in expand(config)}
+    frame = frame[frame["key"].isin(plan_keys)]
+    sample = sample_cells(frame, n_sample, max_seconds)
+    if sample.empty:
+        raise UserError(f"{path}: no cell of {config.path} with a recorded fit time of at most "
+                        f"{max_seconds:g} s to re-run; raise --max-seconds")
+    datasets = sorted(set(sample["dataset"]))
+    with _mirror_in_environment(mirror):
+        _load_datasets(narrow(config, datasets), mirror, offline, log)
+        mismatches = recheck(sample, config.experiment, run_cell)
+    return RecheckResult(cells_path=path, sample=sample, mismatches=tuple(mismatches))
