@@ -8,6 +8,7 @@ from mcboost_cli.learners.binning import BinMapper
 from mcboost_cli.learners.forest import LABEL_VOTE, VECTOR_VOTE, Forest
 from mcboost_cli.learners.histogram_tree import (
     CRITERION_ABS_SUM,
+    CRITERION_ERROR,
     CRITERION_GINI,
     CRITERION_HAMMING,
     CRITERION_MAX_CHANNEL,
@@ -90,7 +91,7 @@ def _channel_values(rng, n, C):
     return rng.normal(size=(n, C))
 
 
-@pytest.mark.parametrize("criterion", [CRITERION_GINI, CRITERION_HAMMING,
+@pytest.mark.parametrize("criterion", [CRITERION_GINI, CRITERION_ERROR, CRITERION_HAMMING,
                                        CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM])
 def test_fast_tree_equals_naive_twin(criterion):
     rng = np.random.default_rng(12345 + criterion)
@@ -119,7 +120,7 @@ def test_fast_tree_equals_naive_twin(criterion):
         np.testing.assert_array_equal(ws.node_count[:m], ref["node_count"])
 
 
-@pytest.mark.parametrize("criterion", [CRITERION_GINI, CRITERION_HAMMING,
+@pytest.mark.parametrize("criterion", [CRITERION_GINI, CRITERION_ERROR, CRITERION_HAMMING,
                                        CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM])
 def test_sparse_small_node_histograms_give_the_dense_tree_bit_for_bit(criterion):
     """Deep trees over many bins (with a missing-value bin), where most nodes are small enough
@@ -163,6 +164,88 @@ def test_sparse_small_node_histograms_give_the_dense_tree_bit_for_bit(criterion)
                               weight_matrix=W, channel_values=G)
         np.testing.assert_array_equal(a.feature[:m], ref["feature"])
     assert n_sparse_nodes > 500      # the sparse path was exercised
+
+
+def _assert_same_tree(ws, m, ref):
+    assert m == ref["feature"].size
+    internal = ref["left"] >= 0
+    np.testing.assert_array_equal(ws.feature[:m], ref["feature"])
+    np.testing.assert_array_equal(ws.threshold[:m][internal], ref["threshold"][internal])
+    np.testing.assert_array_equal(ws.left[:m], ref["left"])
+    np.testing.assert_array_equal(ws.node_count[:m], ref["node_count"])
+    np.testing.assert_allclose(ws.node_sum[:m], ref["node_sum"], rtol=1e-9, atol=1e-12)
+
+
+def _tree_signature(ws, m):
+    internal = ws.left[:m] >= 0
+    return (m, tuple(ws.feature[:m]), tuple(ws.threshold[:m][internal]))
+
+
+def test_label_trees_equal_naive_twin_under_gini_and_error_and_the_criteria_differ():
+    """AdaBoost.M1 / SAMME's trees (per-sample weights, K channels) under both
+    ``split_criterion`` values equal the naive twin's on random weighted problems, half of
+    them with small-integer weights (exact ties between splits exercise the tie-breaking);
+    and the two criteria grow different trees on many of them, so the equality is no
+    accident of both criteria picking the same splits."""
+    rng = np.random.default_rng(777)
+    n_differ = 0
+    n_problems = 80
+    for _ in range(n_problems):
+        X_binned, y, K = _random_problem(rng)
+        n, F = X_binned.shape
+        depth = int(rng.integers(1, 5))
+        w = rng.integers(1, 4, n).astype(float) if rng.random() < 0.5 else rng.random(n)
+        n_bins = (X_binned.max(axis=0) + 1).astype(np.int32)
+        signature = {}
+        for criterion in (CRITERION_GINI, CRITERION_ERROR):
+            ws = TreeWorkspace(n, F, int(n_bins.max()), K, depth)
+            m = grow_tree(ws, X_binned, y, n_bins, criterion, weight=w)
+            ref = grow_tree_naive(X_binned, y, n_bins, criterion, K, depth, weight=w)
+            _assert_same_tree(ws, m, ref)
+            signature[criterion] = _tree_signature(ws, m)
+        n_differ += signature[CRITERION_GINI] != signature[CRITERION_ERROR]
+    assert n_differ >= n_problems // 4
+
+
+def _majority_error(y, w, K, mask):
+    """Weighted misclassification of the samples in ``mask`` labelled with their
+    weighted-majority class."""
+    cw = np.bincount(y[mask], weights=w[mask], minlength=K)
+    return cw.sum() - cw.max()
+
+
+def test_error_split_minimises_the_weighted_error_by_brute_force():
+    """The root split of CRITERION_ERROR has the least weighted error of majority-labelled
+    children over every (feature, threshold), the first such feature and lowest threshold on
+    ties; when no split lowers the unsplit node's error the root stays a leaf."""
+    rng = np.random.default_rng(31)
+    n_split = n_leaf = 0
+    for _ in range(60):
+        X_binned, y, K = _random_problem(rng)
+        n, F = X_binned.shape
+        if rng.random() < 0.3:
+            # One dominant class: every split often leaves it the majority of both children,
+            # so that none lowers the error.
+            y = np.where(rng.random(n) < 0.7, 0, y).astype(np.int32)
+        w = rng.integers(1, 4, n).astype(float) if rng.random() < 0.5 else rng.random(n)
+        n_bins = (X_binned.max(axis=0) + 1).astype(np.int32)
+        ws = TreeWorkspace(n, F, int(n_bins.max()), K, 1)
+        m = grow_tree(ws, X_binned, y, n_bins, CRITERION_ERROR, weight=w)
+        candidates = [(_majority_error(y, w, K, X_binned[:, f] <= t)
+                       + _majority_error(y, w, K, X_binned[:, f] > t), f, t)
+                      for f in range(F) for t in range(n_bins[f] - 1)
+                      if 0 < (X_binned[:, f] <= t).sum() < n]
+        unsplit = _majority_error(y, w, K, np.ones(n, bool))
+        least = min((c[0] for c in candidates), default=np.inf)
+        if m == 1:
+            n_leaf += 1
+            assert least >= unsplit - 1e-9 * (1 + unsplit)
+            continue
+        n_split += 1
+        first = next((f, t) for e, f, t in candidates if e <= least + 1e-9 * (1 + least))
+        assert (ws.feature[0], ws.threshold[0]) == first
+        assert least < unsplit
+    assert n_split >= 20 and n_leaf >= 3
 
 
 def test_tree_partition_matches_apply():

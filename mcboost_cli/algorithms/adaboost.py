@@ -1,8 +1,13 @@
 """AdaBoost.M1 and SAMME: multi-class AdaBoost with label-valued trees.
 
-Both grow one weighted multi-class classification tree per round (Gini splits, each leaf
-votes for its heaviest class — ``learners.histogram_tree`` with ``CRITERION_GINI``) and differ
-only in the step size and the stopping rule:
+Both grow one weighted multi-class classification tree per round (each leaf votes for its
+heaviest class) and differ only in the step size and the stopping rule. The tree's splits
+follow ``split_criterion``: ``"gini"`` (default) maximises the weighted Gini proxy
+(``learners.histogram_tree.CRITERION_GINI``, CART); ``"error"`` minimises the weighted
+misclassification of the majority-labelled children (``CRITERION_ERROR``), the trees "built
+with a greedy procedure so as to minimize the weighted error rate of AdaBoost-M1 and
+AdaBoost-SAMME" of the MCBoost paper [3], sec. 5.3; there a node stays a leaf when no split
+lowers its weighted error (ALGORITHMS.md, "Split criterion of the label trees").
 
 ========== ============================================ ==============================
 algorithm  vote weight alpha_t                         stops (round discarded) when
@@ -22,6 +27,7 @@ References
        (AdaBoost.M1, Fig. 1).
 .. [2] J. Zhu, H. Zou, S. Rosset, T. Hastie. Multi-class AdaBoost. Statistics and Its
        Interface 2(3), 2009 (SAMME, Algorithm 2).
+.. [3] M. Saberian, N. Vasconcelos. Multiclass boosting: theory and algorithms. NIPS 2011.
 """
 
 from __future__ import annotations
@@ -33,10 +39,18 @@ from numba import njit
 
 from .._dtypes import WEIGHT_DTYPE, Y_DTYPE
 from ..learners.forest import LABEL_VOTE, Forest
-from ..learners.histogram_tree import CRITERION_GINI, TreeWorkspace, grow_tree
+from ..learners.histogram_tree import (
+    CRITERION_ERROR,
+    CRITERION_GINI,
+    TreeWorkspace,
+    grow_tree,
+)
 from .base import BaseBoosting, RoundOutcome
-from .params import MAX_BINS, MAX_DEPTH, N_ROUNDS
+from .params import MAX_BINS, MAX_DEPTH, N_ROUNDS, SPLIT_CRITERION
 from .registry import register
+
+# split_criterion -> the grower's criterion (both use the K-channel class-weight histogram).
+_TREE_CRITERION = {"gini": CRITERION_GINI, "error": CRITERION_ERROR}
 
 
 @njit(cache=True, nogil=True)
@@ -82,21 +96,26 @@ def _reweight(w, miss, factor_miss, factor_hit):
 class _LabelTreeBoosting(BaseBoosting):
     """Shared round of AdaBoost.M1 and SAMME; subclasses give ``_step(err)``."""
 
-    param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS)
+    param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS, SPLIT_CRITERION)
     test_params = {"n_rounds": 15, "max_depth": 2}
     # _leaf_labels_and_error fills _vote (each training sample's label of the round) from the
     # grower's partition; the fit loop applies it to the training scores.
     _train_vote_attr = "_vote"
 
-    def __init__(self, n_rounds=100, max_depth=3, max_bins=255):
+    def __init__(self, n_rounds=100, max_depth=3, max_bins=255, split_criterion="gini"):
         self.n_rounds = n_rounds
         self.max_depth = max_depth
         self.max_bins = max_bins
+        self.split_criterion = split_criterion
 
     def _init_state(self, X_binned, y, n_bins, hist_width):
         n, n_features = X_binned.shape
         K = self.n_classes_
         self._n_bins = n_bins
+        if self.split_criterion not in _TREE_CRITERION:
+            raise ValueError(f"split_criterion must be one of {tuple(_TREE_CRITERION)}, got "
+                             f"{self.split_criterion!r}")
+        self._criterion = _TREE_CRITERION[self.split_criterion]
         self._w = np.full(n, 1.0 / n, WEIGHT_DTYPE)                     # D_1(i) = 1/n
         self._miss = np.zeros(n, np.bool_)
         self._vote = np.zeros(n, Y_DTYPE)       # this round's label of each training sample
@@ -110,7 +129,7 @@ class _LabelTreeBoosting(BaseBoosting):
 
     def _boost(self, t, X_binned, y):
         ws = self._ws
-        m = grow_tree(ws, X_binned, y, self._n_bins, CRITERION_GINI, weight=self._w)
+        m = grow_tree(ws, X_binned, y, self._n_bins, self._criterion, weight=self._w)
         err = _leaf_labels_and_error(ws.left, ws.node_sum, m, ws.node_start, ws.node_end,
                                      ws.sample_index, y, self._w, self._leaf_label, self._miss,
                                      self._vote)
@@ -144,6 +163,8 @@ class AdaBoostM1(_LabelTreeBoosting):
     n_rounds : int, default=100
     max_depth : int, default=3
     max_bins : int, default=255
+    split_criterion : {"gini", "error"}, default="gini"
+        How the round's tree chooses its splits (module docstring).
     """
 
     name = "adaboost_m1"
@@ -175,6 +196,8 @@ class SAMME(_LabelTreeBoosting):
     n_rounds : int, default=100
     max_depth : int, default=3
     max_bins : int, default=255
+    split_criterion : {"gini", "error"}, default="gini"
+        How the round's tree chooses its splits (module docstring).
     """
 
     name = "samme"

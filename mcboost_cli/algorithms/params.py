@@ -20,6 +20,11 @@ class ParamSpec:
 
     ``kind`` is "int", "float", "bool" or "choice"; ``low``/``high`` are inclusive bounds
     (``low_open``/``high_open`` make them exclusive); ``choices`` for "choice".
+
+    ``default_in_key`` False marks a parameter added to an algorithm after fits of it were
+    stored, whose default is the behaviour those fits had: a cell at the default leaves the
+    parameter out of its params, hence out of its key (``runner.plan.full_params``), so the
+    stored fits keep their keys without a version bump; any other value is in the key.
     """
 
     name: str
@@ -31,6 +36,7 @@ class ParamSpec:
     low_open: bool = False
     high_open: bool = False
     choices: tuple = ()
+    default_in_key: bool = True
 
     def describe_range(self) -> str:
         if self.kind == "bool":
@@ -79,3 +85,11 @@ N_ROUNDS = ParamSpec("n_rounds", "int", 100, "maximum number of boosting rounds"
 MAX_DEPTH = ParamSpec("max_depth", "int", 3, "depth of each tree (1 = stump)", low=1, high=30)
 MAX_BINS = ParamSpec("max_bins", "int", 255, "at most this many bins per feature", low=2,
                      high=255)
+
+# The label trees' split criterion of AdaBoost.M1 and SAMME (``algorithms.adaboost``). Added
+# after their fits were stored: the default (Gini, the only criterion before) is not keyed.
+SPLIT_CRITERION = ParamSpec(
+    "split_criterion", "choice", "gini",
+    "split rule of the label trees: gini (weighted Gini impurity, CART) or error (least "
+    "weighted misclassification of majority-labelled children; a split that does not lower "
+    "it is not made)", choices=("gini", "error"), default_in_key=False)

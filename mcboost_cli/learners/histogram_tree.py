@@ -6,8 +6,14 @@ of shape (n_features, n_bins, n_channels) whose channels depend on the *criterio
 
 ``CRITERION_GINI`` (channels = K)
     channel k holds the weight of class-k samples. The split maximises the weighted Gini proxy
-    ``sum_k L_k^2 / W_L + sum_k R_k^2 / W_R`` (CART / scikit-learn's ``gini``), the natural
+    ``sum_k L_k^2 / W_L + sum_k R_k^2 / W_R`` (CART / scikit-learn's ``gini``), the default
     weak learner of AdaBoost.M1 and SAMME. A node whose Gini impurity is zero is a leaf.
+``CRITERION_ERROR`` (channels = K)
+    the histogram of ``CRITERION_GINI``; a side scores ``max_k S_k``, the weight its
+    weighted-majority label classifies correctly, so the split maximising the sum over both
+    sides minimises the weighted misclassification of children labelled with their majority
+    class: the "greedy procedure [minimising] the weighted error rate of AdaBoost-M1 and
+    AdaBoost-SAMME" of [3], sec. 5.3 (``split_criterion="error"`` of those boosters).
 ``CRITERION_HAMMING`` (channels = 2K)
     channel l holds the total weight D(i, l) of label l, channel K + l the part of it where
     y_i = l (W+ in Schapire & Singer's notation; W- = total - W+). The split minimises
@@ -25,9 +31,10 @@ of shape (n_features, n_bins, n_channels) whose channels depend on the *criterio
     of a leaf against signed weights G (CD-MCBoost's eq. (25), binary AdaBoost's weighted
     error of a stump with majority-sign leaves).
 
-For the three criteria other than Gini a node is a leaf when no split raises its score (the
+For the criteria other than Gini a node is a leaf when no split raises its score (the
 scores are subadditive — a split never lowers them — so equality means the split changes
-nothing the booster optimises).
+nothing the booster optimises); a node whose weight is all one class's is a leaf without a
+scan under ``CRITERION_ERROR`` too (no split can lower its error of zero).
 
 The hot path allocates nothing: the caller owns a ``TreeWorkspace`` sized once per fit, and
 the tree is written into its arrays. The histogram of the larger child is obtained by
@@ -63,6 +70,7 @@ CRITERION_GINI = 0
 CRITERION_HAMMING = 1
 CRITERION_MAX_CHANNEL = 2
 CRITERION_ABS_SUM = 3
+CRITERION_ERROR = 4
 DENSE_CRITERIA = (CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM)
 
 # Score differences below this are ties (rounding in histogram subtraction must not decide).
@@ -80,7 +88,7 @@ def n_channels(criterion: int, n_classes: int) -> int:
 
     For ``CRITERION_MAX_CHANNEL``, ``n_classes`` is the width C of the channel matrix G.
     """
-    if criterion == CRITERION_GINI:
+    if criterion in (CRITERION_GINI, CRITERION_ERROR):
         return n_classes
     if criterion == CRITERION_HAMMING:
         return 2 * n_classes
@@ -148,7 +156,8 @@ def _build_histogram(X_binned, sample_index, start, end, y, weight, weight_matri
                      hist, count):
     """Accumulate the histogram of samples ``sample_index[start:end]`` into hist/count (zeroed).
 
-    IN: X_binned (n, F) uint8, y (n,) int32, weight (n,) — GINI; weight_matrix (n, K) — HAMMING;
+    IN: X_binned (n, F) uint8, y (n,) int32, weight (n,) — GINI, ERROR; weight_matrix (n, K) —
+    HAMMING;
     weight_matrix = G (n, C) — dense criteria. OUT: hist (F, B, C), count (F, B).
     """
     hist[:] = 0.0
@@ -186,7 +195,7 @@ def _accumulate(X_binned, sample_index, start, end, y, weight, weight_matrix, cr
     sample order (the order fixes the float sums, so the dense and sparse builds must share
     it)."""
     n_features = X_binned.shape[1]
-    if criterion == CRITERION_GINI:
+    if criterion == CRITERION_GINI or criterion == CRITERION_ERROR:
         for p in range(start, end):
             i = sample_index[p]
             c = y[i]
@@ -285,7 +294,7 @@ def _side_score(criterion, s):
             if wpos > tiny and wneg > tiny:
                 z += np.sqrt(wpos * wneg)
         return -z
-    elif criterion == CRITERION_MAX_CHANNEL:
+    elif criterion == CRITERION_MAX_CHANNEL or criterion == CRITERION_ERROR:
         best = s[0]
         for c in range(1, s.shape[0]):
             best = max(best, s[c])
@@ -296,7 +305,7 @@ def _side_score(criterion, s):
 
 @njit(cache=True, nogil=True)
 def _is_pure(criterion, s):
-    if criterion != CRITERION_GINI:
+    if criterion != CRITERION_GINI and criterion != CRITERION_ERROR:
         return False
     total = 0.0
     mx = 0.0
@@ -304,7 +313,8 @@ def _is_pure(criterion, s):
         total += s[c]
         if s[c] > mx:
             mx = s[c]
-    # Gini impurity 1 - sum p^2 is zero iff one class holds all the weight.
+    # Gini impurity 1 - sum p^2 is zero iff one class holds all the weight; so is the
+    # majority label's error, which no split can lower.
     return total <= 0.0 or mx >= total * (1.0 - 1e-12)
 
 
@@ -357,6 +367,18 @@ def _find_best_split(hist, count, n_bins, node_sum, node_count, criterion, min_s
                     r_sq += rc * rc
                 score = ((0.0 if l_total <= 0.0 else l_sq / l_total)
                          + (0.0 if r_total <= 0.0 else r_sq / r_total))
+            elif criterion == CRITERION_ERROR:
+                # _side_score (max over the channels) of both sides in one pass, as above.
+                l_max = left_sum[0]
+                r_max = node_sum[0] - left_sum[0]
+                for c in range(1, n_ch):
+                    lc = left_sum[c]
+                    rc = node_sum[c] - lc
+                    if lc > l_max:
+                        l_max = lc
+                    if rc > r_max:
+                        r_max = rc
+                score = l_max + r_max
             else:
                 for c in range(n_ch):
                     right_sum[c] = node_sum[c] - left_sum[c]
@@ -421,8 +443,8 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
                 support[slot], n_support[slot])
             if found and criterion != CRITERION_GINI:
                 # A split that does not raise the score is no better than the leaf (Hamming:
-                # Z only falls under refinement; dense criteria: max / |.| are subadditive),
-                # so equality means the split carries no information.
+                # Z only falls under refinement; error and dense criteria: max / |.| are
+                # subadditive), so equality means the split carries no information.
                 parent = _side_score(criterion, node_sum[nd])
                 if not best > parent + _TIE_EPS * (1.0 + abs(parent)):
                     found = False
@@ -499,8 +521,9 @@ def grow_tree(ws: TreeWorkspace, X_binned, y, n_bins, criterion, *, weight=None,
     y : ndarray of int32, shape (n_samples,)
     n_bins : ndarray of int32, shape (n_features,)
         Value bins of each feature (thresholds range over 0..n_bins-2).
-    criterion : {CRITERION_GINI, CRITERION_HAMMING, CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM}
-    weight : ndarray of float64, shape (n_samples,)  -- GINI
+    criterion : {CRITERION_GINI, CRITERION_ERROR, CRITERION_HAMMING, CRITERION_MAX_CHANNEL,
+                 CRITERION_ABS_SUM}
+    weight : ndarray of float64, shape (n_samples,)  -- GINI, ERROR
     weight_matrix : ndarray of float64, shape (n_samples, K)  -- HAMMING
     channel_values : ndarray of float64, shape (n_samples, C), C-contiguous  -- dense criteria
         The per-sample vector G summed into the histogram channels (C = 1 for ABS_SUM).

@@ -3,8 +3,9 @@
 It recomputes every candidate split's channel sums from scratch with numpy (no histograms, no
 subtraction, no partition buffer) and follows the same rules: depth-first node numbering (left
 subtree before right), thresholds over bins 0..n_bins-2 skipping empty bins, first feature and
-lowest threshold on ties, Gini purity leaves, and no-improvement leaves for the other
-criteria (Hamming and the dense ``MAX_CHANNEL`` / ``ABS_SUM`` criteria).
+lowest threshold on ties, purity leaves for Gini and the weighted error, and no-improvement
+leaves for every criterion but Gini (the weighted error, Hamming and the dense
+``MAX_CHANNEL`` / ``ABS_SUM`` criteria).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from .histogram_tree import (
     _TIE_EPS,
     _ZERO_REL,
     CRITERION_ABS_SUM,
+    CRITERION_ERROR,
     CRITERION_GINI,
     CRITERION_MAX_CHANNEL,
 )
@@ -23,7 +25,7 @@ from .histogram_tree import (
 def _channel_sums(idx, y, weight, weight_matrix, criterion, n_classes):
     if criterion in (CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM):
         return weight_matrix[idx].sum(axis=0)     # weight_matrix = channel values G
-    if criterion == CRITERION_GINI:
+    if criterion in (CRITERION_GINI, CRITERION_ERROR):
         return np.bincount(y[idx], weights=weight[idx], minlength=n_classes).astype(float)
     total = weight_matrix[idx].sum(axis=0)
     pos = np.bincount(y[idx], weights=weight_matrix[idx, y[idx]], minlength=n_classes)
@@ -34,7 +36,8 @@ def _score(criterion, s):
     if criterion == CRITERION_GINI:
         tot = s.sum()
         return 0.0 if tot <= 0 else float((s ** 2).sum() / tot)
-    if criterion == CRITERION_MAX_CHANNEL:
+    if criterion in (CRITERION_MAX_CHANNEL, CRITERION_ERROR):
+        # ERROR: the weight the side's majority label gets right (its error is total - this).
         return float(s.max())
     if criterion == CRITERION_ABS_SUM:
         return float(abs(s[0]))
@@ -71,7 +74,8 @@ def grow_tree_naive(X_binned, y, n_bins, criterion, n_classes, max_depth, *, wei
         s = nodes["node_sum"][nd]
         if depth >= max_depth or idx.size < 2 * min_samples_leaf:
             return
-        if criterion == CRITERION_GINI and (s.sum() <= 0 or s.max() >= s.sum() * (1 - 1e-12)):
+        if (criterion in (CRITERION_GINI, CRITERION_ERROR)
+                and (s.sum() <= 0 or s.max() >= s.sum() * (1 - 1e-12))):
             return
         best = -np.inf
         best_f = best_t = -1

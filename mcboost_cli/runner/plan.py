@@ -24,10 +24,17 @@ class PlannedCell:
 
 
 def full_params(algorithm: str, params: dict) -> tuple:
-    """Params with every default filled in, as sorted (name, value) pairs."""
+    """Params with every default filled in, as sorted (name, value) pairs — except the
+    parameters declared ``default_in_key=False`` (``algorithms.params.ParamSpec``) when at
+    their default: they are left out, whether the config set them or not, so a parameter
+    added later does not change the keys of the fits stored before it (the fit reads the
+    default from the algorithm's constructor)."""
     cls = get_algorithm(algorithm)
     full = {s.name: s.default for s in cls.param_specs}
     full.update(params)
+    for s in cls.param_specs:
+        if not s.default_in_key and full[s.name] == s.default:
+            del full[s.name]
     return tuple(sorted(full.items()))
 
 
