@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import UserError
+from ..protocol.selection import select
 from ..runner.cells import DONE
-from .tables import select
 
 
 def write_figures(config, planned, store, out_dir: Path, results=None) -> list[Path]:
