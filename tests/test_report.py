@@ -3,7 +3,8 @@
 import numpy as np
 import pandas as pd
 
-from mcboost_cli.report.tables import render_terminal, select, summarize
+from mcboost_cli.protocol.selection import select
+from mcboost_cli.report.tables import render_terminal, summarize
 from mcboost_cli.runner.config import validate_config
 from mcboost_cli.runner.plan import expand
 

@@ -26,7 +26,6 @@ from mcboost_cli.runner.reference import (
 from mcboost_cli.runner.store import ResultStore
 
 from .test_cli import invoke, mirror_env  # noqa: F401  (a fixture)
-from mcboost_cli.runner.work import reported_round
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -98,16 +97,6 @@ def test_make_split_rejects_other_folds_and_datasets_without_split(protocol):
         make_split(protocol, 1728, "car", 0, 0, None)
     with pytest.raises(ValueError, match="unknown protocol"):
         make_split("cv5", 100, "car", 0, 0)
-
-
-def test_reported_round_without_validation_part():
-    est = SimpleNamespace(early_stopping=True, n_rounds_=9,
-                          eval_errors_=[np.array([0.5, 0.2, 0.3, 0.2]), np.zeros(4)])
-    assert reported_round(est, has_validation=False) == (9, "last round (no validation part)")
-    # With validation: first round of the minimum (1-based), not the last.
-    assert reported_round(est, has_validation=True) == (2, "validation early stopping")
-    own = SimpleNamespace(early_stopping=False, best_round_=4, n_rounds_=9)
-    assert reported_round(own, has_validation=False) == (4, "own stopping rule")
 
 
 # -- 2. config validation ----------------------------------------------------------------------

@@ -37,8 +37,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import UserError
+from ..protocol.selection import select
 from ..runner.cells import DONE
-from .tables import select
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,6 @@ rate).
 
 Map of the module
 -----------------
-``select``          the selected grid point per (table, dataset, noise, seed, fold, entry)
 ``summarize``       long frame of mean / std / folds done per table cell
 ``wide_tables``     display tables in the table's layout (``report.layouts``: orientation,
                     measure, spread, extra measures, noise rates as tables or rows), the
@@ -18,10 +17,8 @@ Map of the module
                     by its id), ``<id>_selected.csv`` (``selected_fits``) and ``cells.csv``,
                     the per-cell results of the plan
 
-Selection (``select``): for every (dataset, noise rate, seed, fold, algorithm entry) the grid
-point with the lowest validation error at its own early-stopping round is kept (the first in
-grid order on ties), and its test error at that round is what the table reports. Test errors
-are never looked at to choose anything.
+Selection: ``protocol.selection.select`` (its docstring states the papers' rules; test errors
+never choose anything).
 
 A report can be rendered from a partial store: a cell with fewer folds than planned is marked
 ``†`` with the count in a footnote, and a cell with none shows ``–``.
@@ -35,42 +32,7 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-from ..runner.cells import DONE
-
-GROUP = ["table_index", "dataset", "noise_rate", "seed", "fold", "entry_index"]
-
-
-def plan_frame(planned) -> pd.DataFrame:
-    """One row per planned cell with its place in the tables."""
-    return pd.DataFrame([{
-        "key": pc.cell.key, "dataset": pc.cell.dataset, "noise_rate": pc.cell.noise_rate,
-        "seed": pc.cell.seed, "fold": pc.cell.fold, "table_index": pc.table_index,
-        "entry_index": pc.entry_index,
-        "grid_index": pc.grid_index, "label": pc.cell.label,
-        "params": dict(pc.cell.params),
-    } for pc in planned])
-
-
-def select(planned, results: pd.DataFrame) -> pd.DataFrame:
-    """Selected cell per (dataset, noise, seed, fold, entry) among the done grid points.
-
-    ``results`` needs columns key, status, valid_error, test_error, selected_round.
-    """
-    plan = plan_frame(planned)
-    cols = ["key", "status", "valid_error", "test_error", "train_error", "selected_round"]
-    res = results[cols] if len(results) else pd.DataFrame(columns=cols)
-    df = plan.merge(res, on="key", how="left")
-    n_grid = df.groupby(GROUP)["grid_index"].transform("size")
-    df["grid_size"] = n_grid
-    done = df[df["status"] == DONE].copy()
-    if done.empty:
-        return done.assign(complete_grid=pd.Series(dtype=bool))
-    done = done.sort_values(GROUP + ["valid_error", "grid_index"], kind="mergesort")
-    n_done = done.groupby(GROUP)["key"].transform("size")
-    sel = done.groupby(GROUP, as_index=False).head(1).copy()
-    sel["complete_grid"] = (n_done.loc[sel.index] == sel["grid_size"]).to_numpy()
-    return sel.reset_index(drop=True)
-
+from ..protocol.selection import select
 
 # What a selected fit recorded, from ``cells.csv`` (its text, so floats keep every digit).
 SELECTED_FACTS = ("params", "selected_round", "n_rounds", "train_error", "valid_error",

@@ -18,6 +18,7 @@ from .. import __version__
 from ..algorithms.registry import get_algorithm
 from ..learners.binning import Binned, BinMapper
 from ..protocol.noise import noisy_labels
+from ..protocol.selection import reported_round
 from ..protocol.splits import make_split
 from .cells import DONE, Cell, CellResult
 
@@ -59,26 +60,12 @@ def phase1_train_error(train_curve, n_phase1) -> float | None:
     return float(train_curve[n1 - 1])
 
 
-def select_round(valid_curve: np.ndarray) -> int:
-    """1-based round with the lowest validation error (the first one on ties)."""
-    return int(np.argmin(valid_curve)) + 1
-
-
-def reported_round(est, has_validation: bool) -> tuple[int, str]:
-    """(1-based round whose ensemble is reported, how it was chosen)."""
-    if not getattr(est, "early_stopping", True):
-        # The algorithm has its own stopping rule (DMCBoost: the bottom-n' margin maximum);
-        # its chosen ensemble is reported, and validation only selects among grid points.
-        return int(getattr(est, "best_round_", 0) or est.n_rounds_), "own stopping rule"
-    if not has_validation:
-        # No validation part (protocol "predefined"): the ensemble after the last round.
-        return int(est.n_rounds_), "last round (no validation part)"
-    return select_round(est.eval_errors_[0]), "validation early stopping"
-
-
 def run_cell(cell: Cell, checkpoints=None, fetch: bool = False,
              mirror: str | None = None) -> CellResult:
-    """Fit the cell's algorithm on its fold and return errors at the validation-best round.
+    """Fit the cell's algorithm on its fold and return its errors at the reported round.
+
+    The round is the one ``protocol.selection.reported_round`` chooses (validation-best, the
+    last, or the algorithm's own), stored with the name of its rule (``round_rule``).
 
     ``checkpoints`` (a ``checkpoint.CheckpointDir``, optional): save the fit's state between
     rounds and continue from a saved state, so a fit longer than its process still ends
