@@ -125,6 +125,9 @@ def test_config_decision_regions_keys():
         (dict(compare=["CD"]), "figures[0].compare: is not valid for kind decision_regions"),
         (dict(kind="phase_curves", rounds=[1]), "figures[0].rounds: is only valid for kind "
                                                 "decision_regions"),
+        # results.csv would be the table's and the figure's file at once
+        (dict(id="results"), "figures[0].id: 'results' is used twice (a table or a figure "
+                             "has it)"),
     ]
     for kw, message in cases:
         with pytest.raises(UserError) as info:

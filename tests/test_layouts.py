@@ -165,3 +165,16 @@ def test_layout_is_kept_by_quick_and_narrow():
     config = _config({"kind": "algorithms_by_datasets"})
     config = replace(config, quick=None)
     assert narrow(config, ["car"]).tables[0].layout.kind == "algorithms_by_datasets"
+
+
+def test_a_dataset_that_could_not_be_had_keeps_its_column_marked_not_run():
+    config = replace(_config({"kind": "algorithms_by_datasets"}), not_run=("nursery",))
+    summary = _summary(config)
+    summary.loc[summary["dataset"] == "nursery", "n"] = 0
+    wide = wide_tables(config, summary)[0][1]
+    assert list(wide.columns) == ["car", "nursery"]
+    assert wide.loc["SAMME", "nursery"] == "not run"
+    assert wide.loc["SAMME", "car"] == "10.00 (0.50)"
+    # Without the mark, a cell with no result yet is '–'.
+    assert wide_tables(replace(config, not_run=()), summary)[0][1].loc["SAMME", "nursery"] \
+        == "–"

@@ -48,12 +48,13 @@ def measure_value(mean_error: float, measure: str) -> float:
     return 100.0 - mean_error if measure == "accuracy" else mean_error
 
 
-def cell_text(r, layout) -> str:
+def cell_text(r, layout, not_run=()) -> str:
     """Our number of one summary row ``r`` (``report.tables.summarize``) in the layout's
-    measure and spread: ``mean (std)`` or ``mean``, ``–`` without a result, ``no fit`` when no
-    fold fitted; ``†`` marks a partial cell, ``‡`` a mean over the folds that fitted."""
+    measure and spread: ``mean (std)`` or ``mean``, ``–`` without a result (``not run`` when
+    the dataset is in ``not_run``: its data could not be had), ``no fit`` when no fold
+    fitted; ``†`` marks a partial cell, ``‡`` a mean over the folds that fitted."""
     if r["n"] == 0:
-        return "–"
+        return "not run" if r["dataset"] in not_run else "–"
     mark = ("" if r["complete"] else "†") + ("‡" if r["n_no_fit"] else "")
     if r["n_no_fit"] == r["n"]:
         return "no fit" + mark.replace("‡", "")
@@ -124,6 +125,7 @@ def datasets_by_algorithms(config, table, part_t, comparison, published, rates):
     published column when the table has published numbers."""
     layout = table.layout
     labels = [e.label for e in table.algorithms]
+    not_run = getattr(config, "not_run", ())
     frames = []
     for rate in rates:
         rows = _rows_by_key(part_t[part_t["noise_rate"] == rate])
@@ -139,7 +141,7 @@ def datasets_by_algorithms(config, table, part_t, comparison, published, rates):
         for d in table.datasets:
             for label in labels:
                 r = rows.get((d, label))
-                wide.loc[d, label] = "–" if r is None else cell_text(r, layout)
+                wide.loc[d, label] = "–" if r is None else cell_text(r, layout, not_run)
                 for x in layout.extra:
                     wide.loc[d, f"{label} {EXTRA_NAMES[x]}"] = \
                         "–" if r is None else extra_text(r, x)
@@ -156,6 +158,7 @@ def algorithms_by_datasets(config, table, part_t, comparison, published, rates):
     published numbers), a column per dataset and one per extra measure of each dataset."""
     layout = table.layout
     labels = [e.label for e in table.algorithms]
+    not_run = getattr(config, "not_run", ())
     columns = []
     for d in table.datasets:
         name = _dataset_name(config, d)
@@ -171,7 +174,7 @@ def algorithms_by_datasets(config, table, part_t, comparison, published, rates):
             ours = []
             for d in table.datasets:
                 r = rows.get((d, label))
-                ours.append("–" if r is None else cell_text(r, layout))
+                ours.append("–" if r is None else cell_text(r, layout, not_run))
                 ours += ["–" if r is None else extra_text(r, x) for x in layout.extra]
             index.append(label)
             records.append(ours)

@@ -216,6 +216,7 @@ class ExperimentConfig:
     notes: tuple[str, ...] = ()     # printed under every table (e.g. datasets not run)
     figures: tuple[FigureSpec, ...] = ()
     sources: tuple[tuple[str, str], ...] = ()   # (dataset, "files" | "generator"), non-default
+    not_run: tuple[str, ...] = ()   # datasets whose data could not be had: shown as "not run"
 
     def source_of(self, dataset: str) -> str:
         """Where ``dataset``'s rows come from: "files", "generator", or "" (the default)."""
@@ -522,6 +523,9 @@ def _figures(path, raw, tables, all_folds) -> list[FigureSpec]:
         if not isinstance(f["id"], str) or not _NAME_RE.match(f["id"]):
             raise _err(path, f"{where}.id", f"{quote(f['id'])} is not valid; expected a name of "
                                             "letters, digits, '_', '-', '.'")
+        if f["id"] in {t.id for t in tables} or f["id"] in {g.id for g in out}:
+            raise _err(path, f"{where}.id", f"{quote(f['id'])} is used twice (a table or a "
+                                            "figure has it); ids name files and must be unique")
         if f["kind"] not in FIGURE_KINDS:
             raise _err(path, f"{where}.kind", f"{quote(f['kind'])} is not valid; expected one of "
                                               + ", ".join(FIGURE_KINDS))

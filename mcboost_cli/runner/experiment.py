@@ -459,9 +459,10 @@ def _run(config, shown_rates, *, jobs, retry_failed, fresh, dry_run, mirror, off
         imported = read_cells(import_results)
     config, datasets = _load_datasets(config, mirror, offline, log)
     # Datasets / algorithms / tables narrow what runs; the tables still show the whole config
-    # (from the store), without the datasets that could not be had.
+    # (from the store). A dataset that could not be had keeps its row or column, marked
+    # "not run" (the note under the tables says why), so the paper's layout stays whole.
     missing = set(only_datasets or full.datasets) - set(datasets)
-    shown = narrow(full, [d for d in full.datasets if d not in missing])
+    shown = replace(full, not_run=tuple(d for d in full.datasets if d in missing))
     # The shown datasets' notes (their data sources among them, even where only other
     # datasets ran), then what loading added ("Not run: ...").
     shown = replace(shown, notes=shown.notes + tuple(n for n in config.notes
