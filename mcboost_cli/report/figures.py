@@ -120,18 +120,34 @@ def _selected_cells(config, fig, planned, store, results=None
     return out, None, logging.INFO
 
 
-def phase_curves(config, fig, planned, store, out_dir: Path, results=None) -> list[Path]:
-    """Figure 3 of the DMCBoost paper; returns the written paths (none, and the reason
-    logged, while its cells are not all done with stored curves)."""
+def _pyplot():
+    """matplotlib's pyplot on the file-only backend, with stable SVG element ids (the same
+    numbers give the same files)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    matplotlib.rcParams["svg.hashsalt"] = "mcboost"   # stable element ids in the SVG
+    matplotlib.rcParams["svg.hashsalt"] = "mcboost"
+    return plt
 
+
+def _drawable_cells(config, fig, planned, store, results=None) -> dict | None:
+    """``_selected_cells`` of a figure whose main column is among them, else None with the
+    reason logged (the figure's files are left as they are)."""
     cells, reason, level = _selected_cells(config, fig, planned, store, results)
     if reason is not None or fig.algorithm not in cells:
         log.log(level, "figure %s is not drawn: %s; its files are left as they are",
                 fig.id, reason or f"{fig.algorithm} is not a column of table {fig.table}")
+        return None
+    return cells
+
+
+def phase_curves(config, fig, planned, store, out_dir: Path, results=None) -> list[Path]:
+    """Figure 3 of the DMCBoost paper; returns the written paths (none, and the reason
+    logged, while its cells are not all done with stored curves)."""
+    plt = _pyplot()
+
+    cells = _drawable_cells(config, fig, planned, store, results)
+    if cells is None:
         return []
     main_cell, main_curves, main_extra = cells[fig.algorithm]
     n1 = main_extra.get("n_phase1_rounds")
@@ -210,16 +226,11 @@ def decision_regions(config, fig, planned, store, out_dir: Path, results=None) -
     the test points. The CSV holds the plotted numbers: both error curves per round, the
     Bayes rule's test error, and per drawn round the share of the mesh where the booster and
     the Bayes rule disagree."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
     from matplotlib.colors import ListedColormap
-    matplotlib.rcParams["svg.hashsalt"] = "mcboost"   # stable element ids in the SVG
 
-    cells, reason, level = _selected_cells(config, fig, planned, store, results)
-    if reason is not None or fig.algorithm not in cells:
-        log.log(level, "figure %s is not drawn: %s; its files are left as they are",
-                fig.id, reason or f"{fig.algorithm} is not a column of table {fig.table}")
+    cells = _drawable_cells(config, fig, planned, store, results)
+    if cells is None:
         return []
     cell, curves, extra = cells[fig.algorithm]
     record = _mesh_record(curves, extra, fig.rounds)
