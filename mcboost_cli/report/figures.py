@@ -18,8 +18,8 @@ Map of the module
                         as functions of the margin y f(x). Drawn from the functions of
                         ``algorithms.coherence``, not from cells, so always drawn
 
-Presentation never refits a model (``loss_functions`` draws no model at all): a figure shows the per-round curves its cells stored when
-they ran. The curves are those of the grid point that validation selected on that fold (the
+Presentation never refits a model (``loss_functions`` draws no model at all): a figure of
+cells shows the per-round curves its cells stored when they ran. The curves are those of the grid point that validation selected on that fold (the
 one the table reports). A figure is drawn only when the store has every cell it shows, each of
 a complete grid on that fold (the selection is made over the store and the committed
 ``cells.csv`` together), and each with its stored curves; otherwise its files are left as they
