@@ -214,6 +214,50 @@ def test_mcboost_accuracy_table_compares_as_error():
 
 
 # ------------------------------------------------------------------------------------------
+# The coherence paper (Zhang, Jordan, Li & Yeung, AISTATS 2009): one test error table
+
+COHERENCE_CATALOG_NAME = {"Vowel": "vowel", "Waveform": "waveform-300",
+                          "Segmentation": "segmentation", "Optdigits": "optdigits",
+                          "Pendigits": "pendigits", "Satimage": "satimage"}
+
+
+def test_coherence_paper_loads_with_its_test_error_table():
+    assert "coherence_aistats09" in published_papers()
+    table = load_published("coherence_aistats09/table2")
+    assert table.metric == "error" and table.status == "complete"
+    assert table.algorithms == ("CART", "AdaBoost.MH", "MulLogitBoost", "GentleBoost.E",
+                                "GentleBoost.C")
+    assert len(table.cells) == 30 and table.noise_rates == (0.0,)
+    assert table.dataset_names["waveform-300"] == "Waveform"
+    # A few cells as printed (test error %, no std).
+    c = table.cell("vowel", 0.0, "GentleBoost.C")
+    assert (c.printed, c.mean, c.std) == ("47.62", 47.62, None)
+    assert table.error_mean(c) == pytest.approx(47.62)
+    assert table.cell("waveform-300", 0.0, "CART").printed == "31.60"
+    assert table.cell("pendigits", 0.0, "MulLogitBoost").mean == 3.12
+    assert table.cell("satimage", 0.0, "GentleBoost.E").printed == "12.00"
+    assert table.cell("segmentation", 0.0, "AdaBoost.MH").mean == 5.29
+
+
+def test_coherence_cells_equal_the_transcript():
+    path = Path(os.environ.get("MCBOOST_TEST_PAPER_TABLES") or DEFAULT_PAPER_TABLES)
+    if not path.is_file():
+        pytest.skip(f"no paper-tables transcript at {path}; set MCBOOST_TEST_PAPER_TABLES")
+    source = yaml.safe_load(path.read_text(encoding="utf-8"))["coherence_aistats2009"]
+    source = source["tables"]["table2"]
+    table = load_published("coherence_aistats09/table2")
+    expected = {(COHERENCE_CATALOG_NAME[row["dataset"]], 0.0, method): value
+                for row in source["rows"] for method, value in row["values"].items()}
+    assert set(table.cells) == set(expected)
+    for key, value in expected.items():
+        cell = table.cells[key]
+        assert (cell.printed, cell.mean, cell.std, cell.status, cell.confidence) == (
+            value["printed"], value["mean"], None, "ok", "high"), key
+    assert table.caption == source["caption"]
+    assert list(table.algorithms) == source["methods"]
+
+
+# ------------------------------------------------------------------------------------------
 # Tolerance
 
 
@@ -508,7 +552,7 @@ def test_malformed_yaml_syntax_is_one_line(tmp_path):
 
 
 @pytest.mark.parametrize("ref, fragment", [
-    ("no_such_paper/table2", "known papers: dmcboost_kdd14"),
+    ("no_such_paper/table2", "known papers: coherence_aistats09, dmcboost_kdd14"),
     ("dmcboost_kdd14/table9", "its tables: table2, table3, table4"),
     ("dmcboost_kdd14", "expected <paper>/<table>"),
 ])

@@ -13,9 +13,13 @@ Map of the module
                         a last panel of the training and test error per round beside the
                         Bayes rule's test error. Drawn from the mesh the cell stored when it
                         ran (``runner.work.decision_mesh``); a cell without it is not drawn
+``loss_functions``      the coherence paper's Figures 1-2: the binary coherence function at a
+                        few temperatures beside the 0-1, hinge, logit and exponential losses,
+                        as functions of the margin y f(x). Drawn from the functions of
+                        ``algorithms.coherence``, not from cells, so always drawn
 
-Presentation never refits a model: a figure shows the per-round curves its cells stored when
-they ran. The curves are those of the grid point that validation selected on that fold (the
+Presentation never refits a model (``loss_functions`` draws no model at all): a figure of
+cells shows the per-round curves its cells stored when they ran. The curves are those of the grid point that validation selected on that fold (the
 one the table reports). A figure is drawn only when the store has every cell it shows, each of
 a complete grid on that fold (the selection is made over the store and the committed
 ``cells.csv`` together), and each with its stored curves; otherwise its files are left as they
@@ -53,6 +57,8 @@ def write_figures(config, planned, store, out_dir: Path, results=None) -> list[P
             paths += phase_curves(config, fig, planned, store, out_dir, results)
         elif fig.kind == "decision_regions":
             paths += decision_regions(config, fig, planned, store, out_dir, results)
+        elif fig.kind == "loss_functions":
+            paths += loss_functions(fig, out_dir)
     return paths
 
 
@@ -187,6 +193,62 @@ def phase_curves(config, fig, planned, store, out_dir: Path, results=None) -> li
     plt.close(fig_)
     pd.DataFrame(rows).to_csv(paths[2], index=False, float_format="%.6f")
     return paths
+
+
+def _save(plt, fig_, fig, out_dir: Path, frame: pd.DataFrame) -> list[Path]:
+    """Write ``fig_`` as <id>.png and <id>.svg and ``frame`` as <id>.csv, with fixed metadata
+    so that the same numbers give the same files; returns the three paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [out_dir / f"{fig.id}.png", out_dir / f"{fig.id}.svg", out_dir / f"{fig.id}.csv"]
+    fig_.savefig(paths[0], dpi=120, metadata={"Software": None})
+    fig_.savefig(paths[1], metadata={"Date": None, "Creator": None})
+    plt.close(fig_)
+    frame.to_csv(paths[2], index=False, float_format="%.9g")
+    return paths
+
+
+# Points of the margin axis of a loss_functions figure (odd, so a symmetric range has z = 0).
+LOSS_FIGURE_POINTS = 801
+
+
+def loss_functions(fig, out_dir: Path) -> list[Path]:
+    """Figures 1-2 of the coherence paper (Zhang, Jordan, Li & Yeung, AISTATS 2009).
+
+    The binary coherence function C(z) = T log[1 + exp((1 - z)/T)] (eq. (7)) at each of
+    ``fig.temperatures``, and each loss of ``fig.losses`` (``algorithms.coherence
+    .BINARY_LOSSES``: 0-1, hinge, logit scaled by 1/log 2, exponential), over
+    ``LOSS_FIGURE_POINTS`` margins z = y f(x) spanning ``fig.margin_range``. Figure 1 is
+    temperatures [1] with every loss; Figure 2 is temperatures [1, 0.1, 0.01] with the hinge.
+    The CSV holds the plotted numbers: loss, temperature (coherence rows only), z, value.
+    Returns the written paths.
+    """
+    from ..algorithms.coherence import BINARY_LOSSES, binary_coherence_loss
+    plt = _pyplot()
+    z = np.linspace(fig.margin_range[0], fig.margin_range[1], LOSS_FIGURE_POINTS)
+    curves = [(f"coherence T={t:g}", "coherence", t, binary_coherence_loss(z, t))
+              for t in fig.temperatures]
+    curves += [(BINARY_LOSSES[name][1], name, None, BINARY_LOSSES[name][0](z))
+               for name in fig.losses]
+    fig_, ax = plt.subplots(figsize=(6.0, 4.2), constrained_layout=True)
+    styles = ["-", "--", "-.", ":"]
+    for i, (label, name, t, values) in enumerate(curves):
+        if name == "zero_one":
+            # A step: drawn with its jump at z = 0 rather than a slope between grid points.
+            ax.step(z, values, where="pre", color="k", lw=1.2, label=label)
+        else:
+            ax.plot(z, values, lw=1.6 if name == "coherence" else 1.1,
+                    ls=styles[i % len(styles)] if name == "coherence" else "-",
+                    color=f"C{i}", label=label)
+    ax.axvline(0.0, color="0.8", lw=0.6, zorder=0)
+    ax.set_xlim(*fig.margin_range)
+    ax.set_xlabel("margin y f(x)")
+    ax.set_ylabel("loss")
+    ax.legend(fontsize=8, loc="upper right")
+    ax.set_title(fig.title, fontsize=10)
+    rows = [{"loss": name, "temperature": t, "z": float(zi), "value": float(v)}
+            for _, name, t, values in curves for zi, v in zip(z, values)]
+    frame = pd.DataFrame(rows, columns=["loss", "temperature", "z", "value"])
+    return _save(plt, fig_, fig, out_dir, frame)
 
 
 def _bayes_rule(cell):

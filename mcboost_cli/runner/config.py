@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 
+from ..algorithms.coherence import BINARY_LOSSES
 from ..algorithms.registry import get_algorithm, validate_params
 from .._yaml import read_yaml
 from ..errors import UserError, cut, quote
@@ -40,19 +41,31 @@ TOP_KEYS = {
 DATA_SOURCES = ("auto", "files", "generator")
 FIGURE_KEYS = {
     "id": "figure name; its files are <id>.png, <id>.svg, <id>.csv",
-    "kind": "phase_curves (training and test error per round, Phase I / II marked) or "
+    "kind": "phase_curves (training and test error per round, Phase I / II marked), "
             "decision_regions (predicted classes over the plane of a 2-feature dataset at a "
-            "few rounds, with the test error per round)",
+            "few rounds, with the test error per round) or loss_functions (the coherence "
+            "function and other losses of the margin y f(x); no cells)",
     "title": "title above the figure",
-    "table": "id of the table whose cells are drawn",
+    "table": "id of the table whose cells are drawn (phase_curves, decision_regions)",
     "dataset": "dataset (one of the table's)",
     "fold": "fold number",
     "algorithm": "label of the two-phase booster's column",
     "compare": "labels of other columns drawn beside it (phase_curves)",
     "rounds": "rounds whose decision regions are drawn (decision_regions; default: every "
               "recorded one: 1, 10, 100, the reported and the last round)",
+    "temperatures": "temperatures T of the coherence curves (loss_functions; default "
+                    "[1, 0.1, 0.01])",
+    "losses": "other losses drawn beside them (loss_functions): a list of "
+              + ", ".join(BINARY_LOSSES) + " (default: all)",
+    "margin_range": "[low, high] of the margin axis y f(x) (loss_functions; default [-2, 2])",
 }
-FIGURE_KINDS = ("phase_curves", "decision_regions")
+FIGURE_KINDS = ("phase_curves", "decision_regions", "loss_functions")
+# The keys each kind needs.
+FIGURE_REQUIRED = {"phase_curves": ("table", "dataset", "algorithm"),
+                   "decision_regions": ("table", "dataset", "algorithm"),
+                   "loss_functions": ()}
+# The keys a loss_functions figure takes (the last three are its own).
+FIGURE_LOSS_KEYS = ("id", "kind", "title", "temperatures", "losses", "margin_range")
 TABLE_KEYS = {
     "id": "table name; its files are <id>.md, <id>.csv, <id>.tex",
     "title": "title printed above the table",
@@ -166,7 +179,8 @@ class TableSpec:
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """A figure of per-round curves of the cells of one table, dataset and fold."""
+    """A figure of per-round curves of the cells of one table, dataset and fold; or, for
+    kind loss_functions, of loss functions (no cells: table, dataset and algorithm empty)."""
 
     id: str
     kind: str
@@ -177,6 +191,9 @@ class FigureSpec:
     algorithm: str
     compare: tuple[str, ...] = ()
     rounds: tuple[int, ...] = ()     # decision_regions: the rounds drawn (empty: all recorded)
+    temperatures: tuple[float, ...] = ()        # loss_functions: the coherence curves' T
+    losses: tuple[str, ...] = ()                # loss_functions: other losses drawn
+    margin_range: tuple[float, float] = (-2.0, 2.0)   # loss_functions: the z axis
 
 
 @dataclass(frozen=True)
@@ -517,7 +534,7 @@ def _figures(path, raw, tables, all_folds) -> list[FigureSpec]:
             raise _err(path, where, f"{quote(f)} is not valid; expected a mapping with keys "
                                     + ", ".join(FIGURE_KEYS))
         _check_unknown(path, where, f, FIGURE_KEYS)
-        for req in ("id", "kind", "table", "dataset", "algorithm"):
+        for req in ("id", "kind"):
             if req not in f:
                 raise _err(path, f"{where}.{req}", f"missing required key ({FIGURE_KEYS[req]})")
         if not isinstance(f["id"], str) or not _NAME_RE.match(f["id"]):
@@ -529,6 +546,20 @@ def _figures(path, raw, tables, all_folds) -> list[FigureSpec]:
         if f["kind"] not in FIGURE_KINDS:
             raise _err(path, f"{where}.kind", f"{quote(f['kind'])} is not valid; expected one of "
                                               + ", ".join(FIGURE_KINDS))
+        for key in f:        # compare and rounds on the wrong cell kind: checked below
+            if f["kind"] == "loss_functions" and key not in FIGURE_LOSS_KEYS:
+                raise _err(path, f"{where}.{key}", "is not valid for kind loss_functions (it is "
+                           "drawn from the loss functions, not from cells; its keys: "
+                           f"{', '.join(FIGURE_LOSS_KEYS)}); remove it")
+            if f["kind"] != "loss_functions" and key in FIGURE_LOSS_KEYS[3:]:
+                raise _err(path, f"{where}.{key}", "is only valid for kind loss_functions; "
+                                                   "remove it")
+        for req in FIGURE_REQUIRED[f["kind"]]:
+            if req not in f:
+                raise _err(path, f"{where}.{req}", f"missing required key ({FIGURE_KEYS[req]})")
+        if f["kind"] == "loss_functions":
+            out.append(_loss_functions_figure(path, where, f))
+            continue
         table = next((t for t in tables if t.id == f["table"]), None)
         if table is None:
             raise _err(path, f"{where}.table", f"{quote(f['table'])} is not valid; expected one of "
@@ -552,6 +583,26 @@ def _figures(path, raw, tables, all_folds) -> list[FigureSpec]:
                               f["dataset"], int(fold), f["algorithm"], tuple(compare),
                               rounds))
     return out
+
+
+def _loss_functions_figure(path, where, f) -> FigureSpec:
+    """A loss_functions figure: its temperatures, losses and margin range, checked."""
+    temperatures = _list_of(path, f"{where}.temperatures", f.get("temperatures", [1, 0.1, 0.01]),
+                            (int, float), check=lambda v: 0 < v < float("inf"),
+                            choices_text="positive numbers (temperatures T)")
+    losses = _list_of(path, f"{where}.losses", f.get("losses", list(BINARY_LOSSES)), str,
+                      check=lambda v: v in BINARY_LOSSES,
+                      choices_text="loss names among " + ", ".join(BINARY_LOSSES))
+    span = f.get("margin_range", [-2, 2])
+    if (not isinstance(span, list) or len(span) != 2
+            or any(isinstance(v, bool) or not isinstance(v, (int, float))
+                   or not abs(v) < float("inf") for v in span) or not span[0] < span[1]):
+        raise _err(path, f"{where}.margin_range", f"{quote(span)} is not valid; expected "
+                                                  "[low, high], two finite numbers, low < high")
+    return FigureSpec(f["id"], "loss_functions", str(f.get("title", f["id"])), "", "", 0, "",
+                      temperatures=tuple(float(t) for t in temperatures),
+                      losses=tuple(losses),
+                      margin_range=(float(span[0]), float(span[1])))
 
 
 def _figure_rounds(path, where, f) -> tuple[int, ...]:
@@ -706,7 +757,9 @@ def narrow(config: ExperimentConfig, datasets=None, algorithms=None,
         used = {d for t in kept for d in t.datasets}
         config = replace(config, tables=kept,
                          datasets=tuple(d for d in config.datasets if d in used),
-                         figures=tuple(f for f in config.figures if f.table in tables))
+                         # a loss_functions figure draws no table's cells: always kept
+                         figures=tuple(f for f in config.figures
+                                       if f.table in tables or f.kind == "loss_functions"))
     if datasets is not None:
         bad = [d for d in datasets if d not in config.datasets]
         if bad or not datasets:
