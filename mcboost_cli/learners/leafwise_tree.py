@@ -185,12 +185,17 @@ def _grow_leafwise(X_binned, n_rows, channels, n_bins, max_leaves, min_samples_l
                    best_feature, best_threshold, best_left, stack, free_slots, scratch,
                    n_nodes_out, partition_buf, sparse_max, slot_sparse, support, n_support,
                    mark, dummy_y, dummy_w):
-    """Grow one tree on the rows ``sample_index[:n_rows]`` (set by the caller, increasing).
+    """Grow one tree on the rows ``sample_index[:n_rows]`` (set by the caller, increasing),
+    or on every row when ``n_rows`` < 0.
 
     IN: X_binned (n, F) uint8, channels (n, 2) = (w, w z), n_bins (F,) int32. OUT: the
     workspace's node arrays (see ``LeafwiseWorkspace``), n_nodes_out[0].
     """
     n_slots = hist.shape[0]
+    if n_rows < 0:
+        n_rows = X_binned.shape[0]
+        for i in range(n_rows):
+            sample_index[i] = i
     # start_tree over zero rows: the root's layout, leaving the caller's rows in place.
     n_nodes, _ = start_tree(0, sample_index, feature, left, right, node_start, node_end,
                             node_depth, stack)
@@ -322,8 +327,7 @@ def grow_leafwise_tree(ws: LeafwiseWorkspace, X_binned, n_bins, z, w, *, min_sam
     if int(min_samples_leaf) < 1:
         raise ValueError(f"min_samples_leaf must be at least 1, got {min_samples_leaf}")
     if sample_subset is None:
-        n_rows = n
-        ws.sample_index[:] = np.arange(n, dtype=INDEX_DTYPE)
+        n_rows = -1           # every row, numbered by the kernel
     else:
         rows = np.asarray(sample_subset)
         if (rows.ndim != 1 or not np.issubdtype(rows.dtype, np.integer)
