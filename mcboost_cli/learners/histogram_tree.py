@@ -231,6 +231,19 @@ def _accumulate(X_binned, sample_index, start, end, y, weight, weight_matrix, cr
                 hist[f, b, n_classes + yi] += wpos
                 if count_samples:
                     count[f, b] += 1
+    elif criterion == CRITERION_LEAST_SQUARES:
+        # The dense loop below with its two channels written out (the same sums in the same
+        # order): a fixed channel count lets the row's feature loop run without an inner one.
+        for p in range(start, end):
+            i = sample_index[p]
+            g0 = weight_matrix[i, 0]
+            g1 = weight_matrix[i, 1]
+            for f in range(n_features):
+                b = X_binned[i, f]
+                hist[f, b, 0] += g0
+                hist[f, b, 1] += g1
+                if count_samples:
+                    count[f, b] += 1
     else:  # dense criteria: hist[f, b, :] += G[i, :]
         n_ch = weight_matrix.shape[1]
         for p in range(start, end):
