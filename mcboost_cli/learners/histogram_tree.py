@@ -30,6 +30,14 @@ of shape (n_features, n_bins, n_channels) whose channels depend on the *criterio
     as above with C = 1; a side scores ``|sum_i G[i, 0]|``: the best of the two outputs +1 / -1
     of a leaf against signed weights G (CD-MCBoost's eq. (25), binary AdaBoost's weighted
     error of a stump with majority-sign leaves).
+``CRITERION_LEAST_SQUARES`` (channels = 2, dense)
+    weighted least squares on a working response z: channel 0 holds ``sum_i w_i``, channel 1
+    ``sum_i w_i z_i`` (the caller's G[i] = (w_i, w_i z_i), w_i >= 0). A side scores
+    ``(sum w z)^2 / sum w``, so a split's score minus its node's is the drop of
+    ``sum_i w_i (z_i - c)^2`` when each side answers its weighted mean c (the regression trees
+    of LogitBoost and GentleBoost, Friedman, Hastie & Tibshirani 2000 [5]; grown best-first
+    by ``leafwise_tree``). A side whose weight is zero (up to the rounding residue of the
+    histogram subtraction, relative to its node's) scores 0.
 
 For the criteria other than Gini a node is a leaf when no split raises its score (the
 scores are subadditive — a split never lowers them — so equality means the split changes
@@ -56,6 +64,8 @@ References
        Machine Learning 37(3), 1999.
 .. [3] Saberian, Vasconcelos. Multiclass boosting: theory and algorithms. NIPS 2011.
 .. [4] Mukherjee, Schapire. A theory of multiclass boosting. NIPS 2010 (JMLR 14, 2013).
+.. [5] Friedman, Hastie, Tibshirani. Additive logistic regression: a statistical view of
+       boosting. Annals of Statistics 28(2), 2000.
 """
 
 from __future__ import annotations
@@ -71,7 +81,8 @@ CRITERION_HAMMING = 1
 CRITERION_MAX_CHANNEL = 2
 CRITERION_ABS_SUM = 3
 CRITERION_ERROR = 4
-DENSE_CRITERIA = (CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM)
+CRITERION_LEAST_SQUARES = 5
+DENSE_CRITERIA = (CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM, CRITERION_LEAST_SQUARES)
 
 # Score differences below this are ties (rounding in histogram subtraction must not decide).
 _TIE_EPS = 1e-12
@@ -96,6 +107,8 @@ def n_channels(criterion: int, n_classes: int) -> int:
         return n_classes
     if criterion == CRITERION_ABS_SUM:
         return 1
+    if criterion == CRITERION_LEAST_SQUARES:
+        return 2
     raise ValueError(f"unknown criterion {criterion}")
 
 
@@ -218,6 +231,19 @@ def _accumulate(X_binned, sample_index, start, end, y, weight, weight_matrix, cr
                 hist[f, b, n_classes + yi] += wpos
                 if count_samples:
                     count[f, b] += 1
+    elif criterion == CRITERION_LEAST_SQUARES:
+        # The dense loop below with its two channels written out (the same sums in the same
+        # order): a fixed channel count lets the row's feature loop run without an inner one.
+        for p in range(start, end):
+            i = sample_index[p]
+            g0 = weight_matrix[i, 0]
+            g1 = weight_matrix[i, 1]
+            for f in range(n_features):
+                b = X_binned[i, f]
+                hist[f, b, 0] += g0
+                hist[f, b, 1] += g1
+                if count_samples:
+                    count[f, b] += 1
     else:  # dense criteria: hist[f, b, :] += G[i, :]
         n_ch = weight_matrix.shape[1]
         for p in range(start, end):
@@ -270,6 +296,39 @@ def _build_histogram_sparse(X_binned, sample_index, start, end, y, weight, weigh
             mark[f, support[f, j]] = False
 
 
+@njit(cache=True, nogil=True)
+def sibling_histograms(X_binned, sample_index, start, end, y, weight, weight_matrix, criterion,
+                       hist, count, slot, s_small, sparse_max, slot_sparse, support, n_support,
+                       mark):
+    """The histograms of a split node's two children: build the smaller child's (samples
+    ``sample_index[start:end]``) into slot ``s_small``, and turn slot ``slot`` (the parent's)
+    into the larger child's by subtraction (LightGBM's and scikit-learn's trick).
+
+    A child of at most ``sparse_max`` samples gets a sparse histogram: only its bins are
+    built and subtracted (the dense subtraction would take zeros from every other bin). The
+    larger child keeps the parent's slot, hence its sparseness and bin lists: its bins are
+    among the parent's. Shared by the depth-first grower and ``leafwise_tree``'s.
+    """
+    n_ch = hist.shape[3]
+    if end - start <= sparse_max:
+        _build_histogram_sparse(X_binned, sample_index, start, end, y, weight, weight_matrix,
+                                criterion, hist[s_small], count[s_small], support[s_small],
+                                n_support[s_small], mark)
+        slot_sparse[s_small] = True
+        for f in range(hist.shape[1]):
+            for j in range(n_support[s_small, f]):
+                b = support[s_small, f, j]
+                for c in range(n_ch):
+                    hist[slot, f, b, c] -= hist[s_small, f, b, c]
+                count[slot, f, b] -= count[s_small, f, b]
+    else:
+        _build_histogram(X_binned, sample_index, start, end, y, weight, weight_matrix,
+                         criterion, hist[s_small], count[s_small])
+        slot_sparse[s_small] = False
+        hist[slot] -= hist[s_small]
+        count[slot] -= count[s_small]
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _side_score(criterion, s):
     """Score of one side of a split from its channel sums (higher is better)."""
@@ -299,6 +358,8 @@ def _side_score(criterion, s):
         for c in range(1, s.shape[0]):
             best = max(best, s[c])
         return best
+    elif criterion == CRITERION_LEAST_SQUARES:
+        return 0.0 if s[0] <= 0.0 else s[1] * s[1] / s[0]
     else:  # CRITERION_ABS_SUM
         return abs(s[0])
 
@@ -379,6 +440,15 @@ def _find_best_split(hist, count, n_bins, node_sum, node_count, criterion, min_s
                     if rc > r_max:
                         r_max = rc
                 score = l_max + r_max
+            elif criterion == CRITERION_LEAST_SQUARES:
+                # A side whose weight is rounding residue of the subtraction (all its samples
+                # weigh zero) answers nothing: residue over residue must not score.
+                tiny = _ZERO_REL * node_sum[0]
+                l_w = left_sum[0]
+                r_w = node_sum[0] - l_w
+                r_s = node_sum[1] - left_sum[1]
+                score = ((0.0 if l_w <= tiny else left_sum[1] * left_sum[1] / l_w)
+                         + (0.0 if r_w <= tiny else r_s * r_s / r_w))
             else:
                 for c in range(n_ch):
                     right_sum[c] = node_sum[c] - left_sum[c]
@@ -475,29 +545,9 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
                 small, large = rc, lc
             n_free -= 1
             s_small = free_slots[n_free]
-            if node_count[small] <= sparse_max:
-                # Sparse: only the small child's bins are built and subtracted (the dense
-                # subtraction would take zeros from every other bin). The larger child keeps
-                # the parent's slot, hence its sparseness and bin lists: its bins are among
-                # the parent's.
-                _build_histogram_sparse(X_binned, sample_index, node_start[small],
-                                        node_end[small], y, weight, weight_matrix, criterion,
-                                        hist[s_small], count[s_small], support[s_small],
-                                        n_support[s_small], mark)
-                slot_sparse[s_small] = True
-                for f in range(hist.shape[1]):
-                    for j in range(n_support[s_small, f]):
-                        b = support[s_small, f, j]
-                        for c in range(n_ch):
-                            hist[slot, f, b, c] -= hist[s_small, f, b, c]
-                        count[slot, f, b] -= count[s_small, f, b]
-            else:
-                _build_histogram(X_binned, sample_index, node_start[small], node_end[small],
-                                 y, weight, weight_matrix, criterion, hist[s_small],
-                                 count[s_small])
-                slot_sparse[s_small] = False
-                hist[slot] -= hist[s_small]
-                count[slot] -= count[s_small]
+            sibling_histograms(X_binned, sample_index, node_start[small], node_end[small], y,
+                               weight, weight_matrix, criterion, hist, count, slot, s_small,
+                               sparse_max, slot_sparse, support, n_support, mark)
             node_slot[small] = s_small
             node_slot[large] = slot
             # Exact node sums from the histograms would drift the same way; recompute the

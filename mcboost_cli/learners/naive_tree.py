@@ -5,7 +5,12 @@ subtraction, no partition buffer) and follows the same rules: depth-first node n
 subtree before right), thresholds over bins 0..n_bins-2 skipping empty bins, first feature and
 lowest threshold on ties, purity leaves for Gini and the weighted error, and no-improvement
 leaves for every criterion but Gini (the weighted error, Hamming and the dense
-``MAX_CHANNEL`` / ``ABS_SUM`` criteria).
+``MAX_CHANNEL`` / ``ABS_SUM`` / ``LEAST_SQUARES`` criteria).
+
+``grow_leafwise_tree_naive`` is the twin of ``leafwise_tree``'s best-first regression tree:
+at every step it tries every leaf x feature x threshold from scratch and splits the leaf of
+largest gain, with that module's rules (creation-order numbering, tie tolerances, zero-weight
+sides scoring 0).
 """
 
 from __future__ import annotations
@@ -18,12 +23,13 @@ from .histogram_tree import (
     CRITERION_ABS_SUM,
     CRITERION_ERROR,
     CRITERION_GINI,
+    CRITERION_LEAST_SQUARES,
     CRITERION_MAX_CHANNEL,
 )
 
 
 def _channel_sums(idx, y, weight, weight_matrix, criterion, n_classes):
-    if criterion in (CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM):
+    if criterion in (CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM, CRITERION_LEAST_SQUARES):
         return weight_matrix[idx].sum(axis=0)     # weight_matrix = channel values G
     if criterion in (CRITERION_GINI, CRITERION_ERROR):
         return np.bincount(y[idx], weights=weight[idx], minlength=n_classes).astype(float)
@@ -41,6 +47,8 @@ def _score(criterion, s):
         return float(s.max())
     if criterion == CRITERION_ABS_SUM:
         return float(abs(s[0]))
+    if criterion == CRITERION_LEAST_SQUARES:
+        return _least_squares_score(s[0], s[1])
     k = s.size // 2
     pos = s[k:]
     neg = s[:k] - pos
@@ -55,7 +63,7 @@ def grow_tree_naive(X_binned, y, n_bins, criterion, n_classes, max_depth, *, wei
 
     ``channel_values`` (n, C) is the per-sample vector G of the dense criteria.
     """
-    if criterion in (CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM):
+    if criterion in (CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM, CRITERION_LEAST_SQUARES):
         weight_matrix = np.asarray(channel_values, dtype=float)
     nodes = {"feature": [], "threshold": [], "left": [], "right": [], "node_sum": [],
              "node_count": []}
@@ -114,3 +122,86 @@ def grow_tree_naive(X_binned, y, n_bins, criterion, n_classes, max_depth, *, wei
     root = new_node(root_idx)
     split(root, root_idx, 0)
     return {k: np.asarray(v) for k, v in nodes.items()}
+
+
+def _least_squares_score(sum_w, sum_wz):
+    """(sum w z)^2 / sum w: the loss drop of answering the weighted mean (0 without weight)."""
+    return 0.0 if sum_w <= 0 else float(sum_wz * sum_wz / sum_w)
+
+
+def _best_leaf_split(X_binned, idx, n_bins, w, z, min_samples_leaf):
+    """(gain, feature, threshold) of the best split of the leaf holding rows idx, or None."""
+    sum_w = w[idx].sum()
+    parent = _least_squares_score(sum_w, (w[idx] * z[idx]).sum())
+    if idx.size < 2 * min_samples_leaf:
+        return None
+    tiny = _ZERO_REL * sum_w
+    best = -np.inf
+    best_f = best_t = -1
+    for f in range(X_binned.shape[1]):
+        col = X_binned[idx, f]
+        for t in range(int(n_bins[f]) - 1):
+            if not np.any(col == t):
+                continue
+            go_left = col <= t
+            nl = int(go_left.sum())
+            if nl < min_samples_leaf or idx.size - nl < min_samples_leaf:
+                continue
+            score = 0.0
+            for side in (idx[go_left], idx[~go_left]):
+                side_w = w[side].sum()
+                if side_w > tiny:
+                    score += _least_squares_score(side_w, (w[side] * z[side]).sum())
+            if best_f < 0 or score > best + _TIE_EPS * (1.0 + abs(best)):
+                best, best_f, best_t = score, f, t
+    if best_f < 0 or not best > parent + _TIE_EPS * (1.0 + abs(parent)):
+        return None
+    return best - parent, best_f, best_t
+
+
+def grow_leafwise_tree_naive(X_binned, n_bins, z, w, max_leaves, *, min_samples_leaf=1,
+                             sample_subset=None):
+    """Return a dict of node arrays: feature, threshold, left, right, leaf_value (0 for
+    internal nodes), node_count, split_gain (the gain of each internal node's split, -inf
+    for leaves)."""
+    z = np.asarray(z, dtype=float)
+    w = np.asarray(w, dtype=float)
+    rows = (np.arange(X_binned.shape[0]) if sample_subset is None
+            else np.asarray(sample_subset))
+    members = [rows]
+    feature, threshold, left, right, gain = [-1], [0], [-1], [-1], [-np.inf]
+    n_leaves = 1
+    while n_leaves < max_leaves:
+        chosen = None
+        for nd in range(len(members)):
+            if left[nd] >= 0:
+                continue
+            found = _best_leaf_split(X_binned, members[nd], n_bins, w, z, min_samples_leaf)
+            if found is None:
+                continue
+            if chosen is None or found[0] > chosen[1][0] + _TIE_EPS * (1.0 + abs(chosen[1][0])):
+                chosen = (nd, found)
+        if chosen is None:
+            break
+        nd, (g, f, t) = chosen
+        idx = members[nd]
+        go_left = X_binned[idx, f] <= t
+        feature[nd], threshold[nd], gain[nd] = f, t, g
+        left[nd], right[nd] = len(members), len(members) + 1
+        members += [idx[go_left], idx[~go_left]]
+        feature += [-1, -1]
+        threshold += [0, 0]
+        left += [-1, -1]
+        right += [-1, -1]
+        gain += [-np.inf, -np.inf]
+        n_leaves += 1
+    leaf_value = []
+    for nd, idx in enumerate(members):
+        sum_w = w[idx].sum()
+        is_leaf = left[nd] < 0
+        leaf_value.append((w[idx] * z[idx]).sum() / sum_w if is_leaf and sum_w > 0 else 0.0)
+    return {"feature": np.asarray(feature), "threshold": np.asarray(threshold),
+            "left": np.asarray(left), "right": np.asarray(right),
+            "leaf_value": np.asarray(leaf_value, dtype=float),
+            "node_count": np.asarray([m.size for m in members]),
+            "split_gain": np.asarray(gain, dtype=float)}
