@@ -44,8 +44,12 @@ def test_get_set_params_and_clone(algo):
     params = est.get_params()
     clone = type(est)(**params)
     assert clone.get_params() == params
-    est.set_params(n_rounds=3)
-    assert est.n_rounds == 3
+    if "n_rounds" in params:      # a single tree (CART) has one round and no such parameter
+        est.set_params(n_rounds=3)
+        assert est.n_rounds == 3
+    last = algo.param_specs[-1]       # any algorithm's: set_params reaches get_params
+    other = last.choices[-1] if last.kind == "choice" else last.default
+    assert est.set_params(**{last.name: other}).get_params()[last.name] == other
     with pytest.raises(ValueError):
         est.set_params(no_such_param=1)
 
@@ -159,6 +163,21 @@ def _assert_same_fit(a, b):
             assert va == vb or (va != va and vb != vb), k   # NaN == NaN here
 
 
+# Checkpoints are saved between rounds: they concern the algorithms of several rounds.
+MULTI_ROUND = [cls for _, cls in ALGORITHMS if "n_rounds" in cls().get_params()]
+
+
+@pytest.mark.parametrize("algo", [cls for _, cls in ALGORITHMS if cls not in MULTI_ROUND],
+                         ids=lambda cls: cls.name)
+def test_single_round_fit_ignores_checkpoints(algo, tmp_path):
+    X, y = _data(6, algo=algo)
+    ck = _StoppingCheckpoint(tmp_path / "fit.ckpt", stop_after=1)
+    with_ck = algo(**algo.test_params).fit(X, y, checkpoint=ck)
+    assert with_ck.n_rounds_ == 1 and ck.saves == 0 and ck.resumed_round == 0
+    _assert_same_fit(with_ck, algo(**algo.test_params).fit(X, y))
+
+
+@pytest.mark.parametrize("algo", MULTI_ROUND, ids=lambda cls: cls.name)
 def test_fit_stopped_midway_resumes_from_its_checkpoint_bit_for_bit(algo, tmp_path):
     X, y = _data(6, algo=algo)       # every algorithm runs >= 5 rounds on it
     Xv, yv = _data(7, algo=algo)
@@ -177,6 +196,7 @@ def test_fit_stopped_midway_resumes_from_its_checkpoint_bit_for_bit(algo, tmp_pa
     np.testing.assert_array_equal(full.decision_function(Xv), resumed.decision_function(Xv))
 
 
+@pytest.mark.parametrize("algo", MULTI_ROUND, ids=lambda cls: cls.name)
 def test_checkpoint_of_other_data_or_parameters_is_ignored(algo, tmp_path):
     X, y = _data(6, algo=algo)
     path = tmp_path / "fit.ckpt"

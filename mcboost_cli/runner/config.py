@@ -136,7 +136,9 @@ class AlgorithmEntry:
             p.update(zip(names, values))
             if max_rounds is not None:
                 default = {s.name: s.default for s in get_algorithm(self.algorithm).param_specs}
-                p["n_rounds"] = min(int(p.get("n_rounds", default["n_rounds"])), max_rounds)
+                if "n_rounds" in default:   # not for a single tree (CART): it has one round
+                    p["n_rounds"] = min(int(p.get("n_rounds", default["n_rounds"])),
+                                        max_rounds)
             out.append(p)
         return out
 

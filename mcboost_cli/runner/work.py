@@ -18,6 +18,7 @@ from .. import __version__
 from ..algorithms.registry import get_algorithm
 from ..learners.binning import Binned, BinMapper
 from ..protocol.noise import noisy_labels
+from ..protocol.seeding import derive_seed
 from ..protocol.selection import reported_round
 from ..protocol.splits import make_split
 from .cells import DONE, Cell, CellResult
@@ -60,6 +61,14 @@ def phase1_train_error(train_curve, n_phase1) -> float | None:
     return float(train_curve[n1 - 1])
 
 
+def cell_random_state(cell: Cell) -> int:
+    """The seed of whatever an algorithm draws inside one cell's fit (``random_state``):
+    derived from the cell's data (dataset, seed, fold, noise rate) and algorithm by hashing
+    (``protocol.seeding.derive_seed``), so it is the same in every process and run order."""
+    return derive_seed("fit", cell.dataset, "seed", int(cell.seed), "fold", int(cell.fold),
+                       "noise", float(cell.noise_rate), "algorithm", cell.algorithm)
+
+
 def run_cell(cell: Cell, checkpoints=None, fetch: bool = False,
              mirror: str | None = None) -> CellResult:
     """Fit the cell's algorithm on its fold and return its errors at the reported round.
@@ -82,6 +91,10 @@ def run_cell(cell: Cell, checkpoints=None, fetch: bool = False,
     y_noisy, flipped = noisy_labels(y, trval, cell.noise_rate, ds.n_classes,
                                     dataset=cell.dataset, seed=cell.seed, fold=cell.fold)
     est = get_algorithm(cell.algorithm)(**params)
+    if "random_state" in est.get_params():
+        # An algorithm that draws inside its fit (CART's cross-validation folds) gets a seed
+        # that is a function of the cell (not a config parameter: the key already fixes it).
+        est.set_params(random_state=cell_random_state(cell))
     t_fit, cpu_fit = time.perf_counter(), time.thread_time()
     # Training and validation labels carry the noise; the test labels are the clean ones.
     has_valid = split.valid.size > 0
