@@ -112,6 +112,20 @@ def n_channels(criterion: int, n_classes: int) -> int:
     raise ValueError(f"unknown criterion {criterion}")
 
 
+def allocate_sparse_histograms(ws, n_slots: int, n_features: int, hist_width: int) -> None:
+    """The sparse-histogram scratch of a tree workspace (``TreeWorkspace`` and
+    ``leafwise_tree.LeafwiseWorkspace``): a node of at most ``ws.sparse_max`` samples keeps,
+    per feature, the sorted list of bins its slot may hold non-zero (``support``; see
+    ``_build_histogram_sparse``); ``sparse_max`` 0 disables them (the tests compare both
+    paths)."""
+    ws.sparse_max = int(hist_width) // SPARSE_BIN_RATIO
+    cap = max(ws.sparse_max, 1)
+    ws.slot_sparse = np.zeros(n_slots, dtype=np.bool_)
+    ws.support = np.zeros((n_slots, n_features, cap), dtype=np.int32)
+    ws.n_support = np.zeros((n_slots, n_features), dtype=np.int32)
+    ws.mark = np.zeros((n_features, hist_width), dtype=np.bool_)
+
+
 class TreeWorkspace:
     """Every buffer one tree needs, allocated once per fit and reused each round.
 
@@ -144,15 +158,7 @@ class TreeWorkspace:
         self.free_slots = np.zeros(n_slots, dtype=np.int32)
         self.scratch = np.zeros((3, n_channels_), dtype=HIST_DTYPE)
         self.n_nodes = np.zeros(1, dtype=np.int64)
-        # Sparse histograms of small nodes (see ``_build_histogram_sparse``): a node of at
-        # most ``sparse_max`` samples keeps, per feature, the sorted list of bins its slot may
-        # hold non-zero (``support``); 0 disables them (the tests compare both paths).
-        self.sparse_max = int(n_bins) // SPARSE_BIN_RATIO
-        cap = max(self.sparse_max, 1)
-        self.slot_sparse = np.zeros(n_slots, dtype=np.bool_)
-        self.support = np.zeros((n_slots, n_features, cap), dtype=np.int32)
-        self.n_support = np.zeros((n_slots, n_features), dtype=np.int32)
-        self.mark = np.zeros((n_features, n_bins), dtype=np.bool_)
+        allocate_sparse_histograms(self, n_slots, n_features, n_bins)
         # The root's bin counts, which depend on the data only (``count_bins``), and the
         # binned array they were counted on (``grow_tree`` recounts for another array).
         self.root_count = np.zeros((n_features, n_bins), dtype=np.int64)

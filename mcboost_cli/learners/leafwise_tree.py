@@ -69,7 +69,7 @@ from .._dtypes import HIST_DTYPE, INDEX_DTYPE, X_BINNED_DTYPE
 from .histogram_tree import (
     _TIE_EPS,
     CRITERION_LEAST_SQUARES,
-    SPARSE_BIN_RATIO,
+    allocate_sparse_histograms,
     _build_histogram,
     _find_best_split,
     _side_score,
@@ -139,13 +139,7 @@ class LeafwiseWorkspace:
         self.free_slots = np.zeros(n_slots, dtype=np.int32)
         self.scratch = np.zeros((3, _N_CHANNELS), dtype=HIST_DTYPE)
         self.n_nodes = np.zeros(1, dtype=np.int64)
-        # Sparse histograms of small nodes, as in histogram_tree.TreeWorkspace.
-        self.sparse_max = int(hist_width) // SPARSE_BIN_RATIO
-        cap = max(self.sparse_max, 1)
-        self.slot_sparse = np.zeros(n_slots, dtype=np.bool_)
-        self.support = np.zeros((n_slots, n_features, cap), dtype=np.int32)
-        self.n_support = np.zeros((n_slots, n_features), dtype=np.int32)
-        self.mark = np.zeros((n_features, hist_width), dtype=np.bool_)
+        allocate_sparse_histograms(self, n_slots, n_features, hist_width)
 
 
 @njit(cache=True, nogil=True)
