@@ -26,6 +26,10 @@ GentleBoost.C (Algorithm 1), one function per step, for the booster to call each
 ``class_weights``            beta_j(x_i), eq. (5) = step 2(c)
 ``working_responses``        z_ij and w_ij of step 2(a)(i)
 ``update_margins``           steps 2(a)(iii) and 2(b): add the round's fits, keep sum-to-zero
+``multinomial_working_responses``  the same step of K-class LogitBoost (Friedman et al. 2000,
+                             Alg. 6), whose probabilities are the softmax of g: beta without
+                             the "1 +" of eq. (5) (the boosters: ``gentleboost_c``,
+                             ``mullogitboost``)
 ``class_probabilities``      P_c(x) recovered from the minimiser of the expected loss, eq. (8)
 
 Every function is vectorised numpy and evaluated in log space (log-sum-exp with the row's
@@ -309,6 +313,45 @@ def working_responses(margins, labels, temperature, *,
     responses = np.where(is_label, magnitude, -magnitude)
     weights = np.exp(log_beta + log_rest)
     return responses, weights
+
+
+def multinomial_working_responses(margins, labels, *,
+                                  max_abs_response: float = DEFAULT_MAX_ABS_RESPONSE
+                                  ) -> tuple[np.ndarray, np.ndarray]:
+    """K-class LogitBoost's working responses and weights (Friedman, Hastie & Tibshirani
+    2000, Algorithm 6, step 2(a)(i)), with p_j = exp(g_j) / sum_l exp(g_l):
+
+        z_ij = (y*_ij - p_ij) / (p_ij (1 - p_ij)),   w_ij = p_ij (1 - p_ij),
+
+    y*_ij = I[j = c_i]. They are ``working_responses`` with p in place of beta: beta of eq. (5)
+    at T = 1 is the softmax of g_j + 1 - I[j = c] ("1 +" on every other class), p the softmax
+    of g itself. Computed the same way (log space, |z| capped at ``max_abs_response``: FHT's
+    z_max in [2, 4], 4 here as for GentleBoost.C).
+
+    Parameters
+    ----------
+    margins : array_like of float, shape (n, m)
+        The current F_j(x_i).
+    labels : array_like of int, shape (n,)
+    max_abs_response : float, keyword-only
+        Cap on |z_ij|, > 0.
+
+    Returns
+    -------
+    responses, weights : ndarray of float64, shape (n, m)
+    """
+    cap = float(max_abs_response)
+    if not cap > 0.0:
+        raise UserError(f"max_abs_response: {max_abs_response!r} is not valid; expected a "
+                        "positive number (numpy.inf for no cap)")
+    g, c = _margins_and_labels(margins, labels)
+    log_p, log_rest = _log_beta_and_complement(g)
+    is_label = np.zeros(g.shape, dtype=bool)
+    is_label[np.arange(g.shape[0]), c] = True
+    log_abs = np.where(is_label, -log_p, -log_rest)
+    with np.errstate(over="ignore"):
+        magnitude = np.exp(np.minimum(log_abs, np.log(cap)))
+    return np.where(is_label, magnitude, -magnitude), np.exp(log_p + log_rest)
 
 
 def update_margins(margins, increments, *, centre: str = "increment") -> np.ndarray:
