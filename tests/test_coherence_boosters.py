@@ -20,6 +20,7 @@ from mcboost_cli.algorithms.coherence import (
     update_margins,
     working_responses,
 )
+from mcboost_cli.algorithms.gentleboost_c import GentleBoostC
 from mcboost_cli.algorithms.mullogitboost import MulLogitBoost
 from mcboost_cli.algorithms.registry import get_algorithm, validate_params
 from mcboost_cli.errors import UserError
@@ -95,7 +96,7 @@ def _reference_rounds(name, Xb, n_bins, y, K, n_rounds, max_leaves, temperature=
     return out
 
 
-BOOSTERS = [MulLogitBoost]
+BOOSTERS = [GentleBoostC, MulLogitBoost]
 
 
 @pytest.mark.parametrize("cls", BOOSTERS, ids=lambda c: c.name)
@@ -112,9 +113,19 @@ def test_rounds_equal_a_brute_force_reimplementation_with_the_naive_tree(cls, K)
         np.testing.assert_allclose(scores.sum(axis=1), 0.0, atol=1e-9)   # sum-to-zero
 
 
+def test_gentleboost_c_at_another_temperature_equals_the_brute_force_rounds():
+    X, y = _data(2, K=4)
+    est = GentleBoostC(n_rounds=3, max_leaves=6, temperature=0.5).fit(X, y)
+    ref = _reference_rounds("gentleboost_c", est.bin_mapper_.transform(X),
+                            est.bin_mapper_.n_bins_, y, 4, 3, 6, temperature=0.5)
+    for t, scores in enumerate(est.staged_decision_function(X)):
+        np.testing.assert_allclose(scores, ref[t], rtol=1e-9, atol=1e-9)
+
+
 # --- each booster lowers its own loss ------------------------------------------------------
 
 LOSSES = {
+    "gentleboost_c": lambda g, y: coherence_loss(g, y, 1.0).mean(),
     "mullogitboost": lambda g, y: multinomial_logit_loss(g, y).mean(),
 }
 
@@ -171,6 +182,17 @@ def test_coherence_weights_are_the_softmax_with_one_added_to_the_other_classes()
                            multinomial_working_responses(g, c)[1])
 
 
+def test_gentleboost_c_and_mullogitboost_share_round_one_then_part():
+    """Both start from beta = p = 1/m (Alg. 1 step 1; Alg. 6 at F = 0), so their first
+    rounds are the same; from round 2, beta of eq. (5) carries the "1 +" and p does not."""
+    X, y = _data(7, K=4)
+    c_fit = list(GentleBoostC(n_rounds=2, max_leaves=5).fit(X, y).staged_decision_function(X))
+    l_fit = list(MulLogitBoost(n_rounds=2, max_leaves=5).fit(X, y).staged_decision_function(X))
+    # (equal to rounding: Alg. 6's 1/m comes out of a log-space softmax)
+    np.testing.assert_allclose(c_fit[0], l_fit[0], rtol=1e-12, atol=1e-14)
+    assert not np.allclose(c_fit[1], l_fit[1])
+
+
 def test_multinomial_working_responses_are_the_capped_newton_quantities():
     rng = np.random.default_rng(8)
     g = rng.normal(scale=3.0, size=(40, 4))
@@ -182,3 +204,11 @@ def test_multinomial_working_responses_are_the_capped_newton_quantities():
     assert np.abs(z).max() == CAP                 # the cap binds at these margins
     with pytest.raises(UserError, match="max_abs_response"):
         multinomial_working_responses(g, c, max_abs_response=0.0)
+
+
+def test_bad_parameters_give_one_line_errors():
+    cls = get_algorithm("gentleboost_c")
+    with pytest.raises(UserError, match=r"algo\.temperature: .*\(0, "):
+        validate_params(cls, {"temperature": 0}, "algo")
+    with pytest.raises(UserError, match=r"algo\.max_leaves"):
+        validate_params(get_algorithm("mullogitboost"), {"max_leaves": 1}, "algo")
