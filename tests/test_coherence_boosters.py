@@ -21,6 +21,7 @@ from mcboost_cli.algorithms.coherence import (
     working_responses,
 )
 from mcboost_cli.algorithms.gentleboost_c import GentleBoostC
+from mcboost_cli.algorithms.gentleboost_e import GentleBoostE, exponential_margin_loss
 from mcboost_cli.algorithms.mullogitboost import MulLogitBoost
 from mcboost_cli.algorithms.registry import get_algorithm, validate_params
 from mcboost_cli.errors import UserError
@@ -96,7 +97,7 @@ def _reference_rounds(name, Xb, n_bins, y, K, n_rounds, max_leaves, temperature=
     return out
 
 
-BOOSTERS = [GentleBoostC, MulLogitBoost]
+BOOSTERS = [GentleBoostC, GentleBoostE, MulLogitBoost]
 
 
 @pytest.mark.parametrize("cls", BOOSTERS, ids=lambda c: c.name)
@@ -126,6 +127,7 @@ def test_gentleboost_c_at_another_temperature_equals_the_brute_force_rounds():
 
 LOSSES = {
     "gentleboost_c": lambda g, y: coherence_loss(g, y, 1.0).mean(),
+    "gentleboost_e": lambda g, y: exponential_margin_loss(g, y).mean(),
     "mullogitboost": lambda g, y: multinomial_logit_loss(g, y).mean(),
 }
 
@@ -159,6 +161,22 @@ def test_mullogitboost_with_two_classes_is_binary_logitboost():
         np.testing.assert_allclose(scores[:, 0], F, rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(scores[:, 0] - scores[:, 1], 2.0 * F, rtol=1e-10,
                                    atol=1e-12)
+
+
+def test_gentleboost_e_with_two_classes_is_gentle_adaboost_with_a_doubled_step():
+    """FHT 2000, Alg. 4: f_m = weighted least-squares fit of y in {-1, +1} with
+    w = exp(-y F), F += f_m. GentleBoost.E's f_1 = -f_2 = F has the same loss exp(-y F);
+    its two coordinates each take the Newton step, with no (m-1)/m factor, so F moves by
+    2 f_m."""
+    X, y = _data(5, n=160, K=2)
+    est = GentleBoostE(n_rounds=5, max_leaves=6).fit(X, y)
+    Xb, n_bins = est.bin_mapper_.transform(X), est.bin_mapper_.n_bins_
+    ypm = np.where(y == 0, 1.0, -1.0)
+    F = np.zeros(len(y))
+    for scores in est.staged_decision_function(X):
+        w = np.exp(-ypm * F)
+        F = F + 2.0 * _naive_fit(Xb, n_bins, ypm, w / w.sum(), 6)
+        np.testing.assert_allclose(scores[:, 0], F, rtol=1e-9, atol=1e-9)
 
 
 # --- GentleBoost.C at T = 1 vs MulLogitBoost: the "1 +" margin -----------------------------
