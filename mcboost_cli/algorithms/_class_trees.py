@@ -73,9 +73,14 @@ class PerClassTreeBoosting(BaseBoosting):
 
     Subclasses define ``_working_responses(t, y) -> (z, w)`` (arrays (n, m) from the current
     ``self._margins``) and ``_centre_scale(m)``, and may use ``_init_extra`` for their own
-    state. Parameters ``n_rounds``, ``max_leaves``, ``max_bins`` are set by the subclass's
-    ``__init__``.
+    state. The parameters ``n_rounds``, ``max_leaves``, ``max_bins`` are this class's; a
+    subclass with more (GentleBoost.C's ``temperature``) defines its own ``__init__``.
     """
+
+    def __init__(self, n_rounds=100, max_leaves=8, max_bins=255):
+        self.n_rounds = n_rounds
+        self.max_leaves = max_leaves
+        self.max_bins = max_bins
 
     # The per-tree leaf votes are rewritten for every tree: scratch, like the workspace.
     _scratch_attrs = ("_ws", "_leaf_vote")
@@ -93,10 +98,12 @@ class PerClassTreeBoosting(BaseBoosting):
         del self._ws, self._leaf_vote, self._margins
 
     def _working_responses(self, t, y):
-        raise NotImplementedError
+        """The hook each booster defines: (z, w), working responses and weights (n, m)."""
+        raise NotImplementedError(f"{type(self).__name__} defines no working responses")
 
     def _centre_scale(self, m: int) -> float:
-        raise NotImplementedError
+        """The hook each booster defines: the factor of the centred update (e.g. (m-1)/m)."""
+        raise NotImplementedError(f"{type(self).__name__} defines no centring factor")
 
     def _boost(self, t, X_binned, y):
         ws = self._ws

@@ -81,11 +81,6 @@ class GentleBoostE(PerClassTreeBoosting):
     param_specs = (N_ROUNDS, MAX_LEAVES, MAX_BINS)
     test_params = {"n_rounds": 10, "max_leaves": 4}
 
-    def __init__(self, n_rounds=100, max_leaves=8, max_bins=255):
-        self.n_rounds = n_rounds
-        self.max_leaves = max_leaves
-        self.max_bins = max_bins
-
     def _working_responses(self, t, y):
         n, m = self._margins.shape
         rows = np.arange(n)
