@@ -96,7 +96,7 @@ def test_bad_loss_functions_keys_are_one_line_errors(extra, message):
     ({"id": "f", "kind": "phase_curves", "dataset": "mcboost-gaussians", "algorithm": "CD"},
      "figures[0].table: missing required key"),
     ({"id": "f", "kind": "loss_function"}, "figures[0].kind: 'loss_function' is not valid; "
-                                           "expected one of phase_curves, decision_regions, "
+                                           "expected one of phase_curves, decision_regions, error_curves, "
                                            "loss_functions"),
     ({"kind": "loss_functions"}, "figures[0].id: missing required key"),
 ])

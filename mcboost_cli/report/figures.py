@@ -13,6 +13,9 @@ Map of the module
                         a last panel of the training and test error per round beside the
                         Bayes rule's test error. Drawn from the mesh the cell stored when it
                         ran (``runner.work.decision_mesh``); a cell without it is not drawn
+``error_curves``        the coherence paper's Figure 3 (and REBEL's Figure 6): training and/or
+                        test error per boosting round of a few columns of one table on one
+                        dataset and fold, a panel per part, a line per column
 ``loss_functions``      the coherence paper's Figures 1-2: the binary coherence function at a
                         few temperatures beside the 0-1, hinge, logit and exponential losses,
                         as functions of the margin y f(x). Drawn from the functions of
@@ -57,6 +60,8 @@ def write_figures(config, planned, store, out_dir: Path, results=None) -> list[P
             paths += phase_curves(config, fig, planned, store, out_dir, results)
         elif fig.kind == "decision_regions":
             paths += decision_regions(config, fig, planned, store, out_dir, results)
+        elif fig.kind == "error_curves":
+            paths += error_curves(config, fig, planned, store, out_dir, results)
         elif fig.kind == "loss_functions":
             paths += loss_functions(fig, out_dir)
     return paths
@@ -193,6 +198,49 @@ def phase_curves(config, fig, planned, store, out_dir: Path, results=None) -> li
     plt.close(fig_)
     pd.DataFrame(rows).to_csv(paths[2], index=False, float_format="%.6f")
     return paths
+
+
+def error_curves(config, fig, planned, store, out_dir: Path, results=None) -> list[Path]:
+    """Error (%) per boosting round of the figure's columns on its dataset and fold: a panel
+    per part of ``fig.parts`` (train, test), a line per column, the main column first and
+    drawn heavier; the x axis is linear from round 1, as the coherence paper's Figure 3
+    draws its 100 steps. Each line is the stored curve of the grid point validation selected
+    (under the predefined protocol: the cell's only one), up to its last round.
+
+    The CSV holds the plotted numbers: algorithm, params, part, round, error_percent.
+    Returns the written paths (none, and the reason logged, while the cells are not all
+    done with stored curves).
+    """
+    plt = _pyplot()
+    cells = _drawable_cells(config, fig, planned, store, results)
+    if cells is None:
+        return []
+    labels = [fig.algorithm] + [c for c in fig.compare if c in cells]
+    rows = []
+    fig_, axes = plt.subplots(1, len(fig.parts), figsize=(max(6.4, 5.0 * len(fig.parts)), 4.0),
+                              constrained_layout=True, squeeze=False)
+    for ax, part in zip(axes[0], fig.parts):
+        for i, label in enumerate(labels):
+            cell, curves, _ = cells[label]
+            y = 100.0 * np.asarray(curves[part], dtype=float)
+            x = np.arange(1, y.size + 1)
+            main = label == fig.algorithm
+            ax.plot(x, y, lw=1.8 if main else 1.1, color=f"C{i}", label=label)
+            params = ",".join(f"{k}={v}" for k, v in cell.params)
+            rows += [{"algorithm": label, "params": params, "part": part, "round": int(r),
+                      "error_percent": float(v)} for r, v in zip(x, y)]
+        ax.set_xlabel("boosting round")
+        ax.set_ylabel(f"{'training' if part == 'train' else 'test'} error (%)")
+        ax.set_title(f"{fig.dataset}: {'training' if part == 'train' else 'test'} error",
+                     fontsize=10)
+        ax.grid(True, color="0.9", lw=0.6)
+        ax.xaxis.get_major_locator().set_params(integer=True)
+    axes[0][0].legend(fontsize=8, loc="upper right")
+    title = fig.title + ("\nQUICK (reduced budget)" if config.is_quick else "")
+    fig_.suptitle(title, fontsize=9)
+    frame = pd.DataFrame(rows, columns=["algorithm", "params", "part", "round",
+                                        "error_percent"])
+    return _save(plt, fig_, fig, out_dir, frame)
 
 
 def _save(plt, fig_, fig, out_dir: Path, frame: pd.DataFrame) -> list[Path]:

@@ -43,14 +43,18 @@ FIGURE_KEYS = {
     "id": "figure name; its files are <id>.png, <id>.svg, <id>.csv",
     "kind": "phase_curves (training and test error per round, Phase I / II marked), "
             "decision_regions (predicted classes over the plane of a 2-feature dataset at a "
-            "few rounds, with the test error per round) or loss_functions (the coherence "
-            "function and other losses of the margin y f(x); no cells)",
+            "few rounds, with the test error per round), error_curves (error per boosting "
+            "round of a few columns of one table on one dataset and fold) or loss_functions "
+            "(the coherence function and other losses of the margin y f(x); no cells)",
     "title": "title above the figure",
-    "table": "id of the table whose cells are drawn (phase_curves, decision_regions)",
+    "table": "id of the table whose cells are drawn (phase_curves, decision_regions, "
+             "error_curves)",
     "dataset": "dataset (one of the table's)",
     "fold": "fold number",
     "algorithm": "label of the two-phase booster's column",
-    "compare": "labels of other columns drawn beside it (phase_curves)",
+    "compare": "labels of other columns drawn beside it (phase_curves, error_curves)",
+    "parts": "which errors are drawn, a panel each (error_curves): a list of train, test "
+             "(default [test])",
     "rounds": "rounds whose decision regions are drawn (decision_regions; default: every "
               "recorded one: 1, 10, 100, the reported and the last round)",
     "temperatures": "temperatures T of the coherence curves (loss_functions; default "
@@ -59,10 +63,11 @@ FIGURE_KEYS = {
               + ", ".join(BINARY_LOSSES) + " (default: all)",
     "margin_range": "[low, high] of the margin axis y f(x) (loss_functions; default [-2, 2])",
 }
-FIGURE_KINDS = ("phase_curves", "decision_regions", "loss_functions")
+FIGURE_KINDS = ("phase_curves", "decision_regions", "error_curves", "loss_functions")
 # The keys each kind needs.
 FIGURE_REQUIRED = {"phase_curves": ("table", "dataset", "algorithm"),
                    "decision_regions": ("table", "dataset", "algorithm"),
+                   "error_curves": ("table", "dataset", "algorithm"),
                    "loss_functions": ()}
 # The keys a loss_functions figure takes (the last three are its own).
 FIGURE_LOSS_KEYS = ("id", "kind", "title", "temperatures", "losses", "margin_range")
@@ -193,6 +198,7 @@ class FigureSpec:
     algorithm: str
     compare: tuple[str, ...] = ()
     rounds: tuple[int, ...] = ()     # decision_regions: the rounds drawn (empty: all recorded)
+    parts: tuple[str, ...] = ()      # error_curves: "train" and/or "test", a panel each
     temperatures: tuple[float, ...] = ()        # loss_functions: the coherence curves' T
     losses: tuple[str, ...] = ()                # loss_functions: other losses drawn
     margin_range: tuple[float, float] = (-2.0, 2.0)   # loss_functions: the z axis
@@ -581,9 +587,10 @@ def _figures(path, raw, tables, all_folds) -> list[FigureSpec]:
             raise _err(path, f"{where}.fold", f"{quote(fold)} is not valid; expected one of "
                        f"{list(table.folds_for(f['dataset'], all_folds))}")
         rounds = _figure_rounds(path, where, f)
+        parts = _figure_parts(path, where, f)
         out.append(FigureSpec(f["id"], f["kind"], str(f.get("title", f["id"])), f["table"],
                               f["dataset"], int(fold), f["algorithm"], tuple(compare),
-                              rounds))
+                              rounds, parts))
     return out
 
 
@@ -605,6 +612,21 @@ def _loss_functions_figure(path, where, f) -> FigureSpec:
                       temperatures=tuple(float(t) for t in temperatures),
                       losses=tuple(losses),
                       margin_range=(float(span[0]), float(span[1])))
+
+
+ERROR_PARTS = ("train", "test")
+
+
+def _figure_parts(path, where, f) -> tuple[str, ...]:
+    """The ``parts`` of an error_curves figure (default: the test error only)."""
+    if f["kind"] != "error_curves":
+        if "parts" in f:
+            raise _err(path, f"{where}.parts", "is only valid for kind error_curves; remove it")
+        return ()
+    # _list_of rejects an empty list and duplicates.
+    return tuple(_list_of(path, f"{where}.parts", f.get("parts", ["test"]), str,
+                          check=lambda v: v in ERROR_PARTS,
+                          choices_text="names among " + ", ".join(ERROR_PARTS)))
 
 
 def _figure_rounds(path, where, f) -> tuple[int, ...]:
