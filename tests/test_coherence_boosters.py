@@ -230,3 +230,23 @@ def test_bad_parameters_give_one_line_errors():
         validate_params(cls, {"temperature": 0}, "algo")
     with pytest.raises(UserError, match=r"algo\.max_leaves"):
         validate_params(get_algorithm("mullogitboost"), {"max_leaves": 1}, "algo")
+
+
+@pytest.mark.parametrize("cls", [GentleBoostC, MulLogitBoost], ids=lambda c: c.name)
+def test_trees_keep_growing_after_the_training_set_is_separated(cls):
+    """Once the training set is separated, w = p (1 - p) shrinks towards 0 round after round;
+    the fit does not depend on the weights' scale, so the trees must keep splitting (FHT's
+    algorithm does not stop there). Unscaled, every gain fell under the grower's absolute
+    tie tolerance and the trees ended at their roots from some round on."""
+    rng = np.random.default_rng(3)
+    K, n = 3, 90
+    y = np.repeat(np.arange(K), n // K)
+    X = rng.normal(scale=0.3, size=(n, 2)) + 4.0 * np.eye(K)[y][:, :2] + rng.normal(size=(n, 1))
+    est = cls(n_rounds=80, max_leaves=4).fit(X, y)
+    assert np.mean(est.predict(X) != y) == 0.0
+    f = est.forest_
+    ends = list(f.tree_offset) + [f.n_nodes_total]
+    nodes = np.diff(ends)
+    assert nodes.size == 80 * K
+    # Every tree of the last 20 rounds still splits.
+    assert np.all(nodes[-20 * K:] > 1), nodes[-20 * K:]

@@ -5,7 +5,9 @@ The three boosters of the coherence paper's experiments (Zhang, Jordan, Li & Yeu
 2009, sec. 5) differ only in the working responses and weights they hand to the trees and in
 the factor of the centring; each round otherwise runs the same steps:
 
-1. the subclass's ``_working_responses(t, y)`` gives z (n, m) and w (n, m);
+1. the subclass's ``_working_responses(t, y)`` gives z (n, m) and w (n, m); each class's
+   weights are scaled to sum 1 (the fit does not depend on their scale, the grower's
+   tie tolerance does: see ``_boost``);
 2. for each class j, a best-first least-squares tree with ``max_leaves`` leaves is fitted to
    z_.j with weights w_.j (``learners.leafwise_tree``, the "8-node trees");
 3. the round's fits h_j(x) are added after centring:
@@ -109,6 +111,13 @@ class PerClassTreeBoosting(BaseBoosting):
         ws = self._ws
         m = self.n_classes_
         z, w = self._working_responses(t, y)
+        # The weighted least-squares fit does not depend on the scale of a class's weights,
+        # but the grower's tie tolerance is absolute near zero gain (1e-12 (1 + |score|)):
+        # once the fit separates the training set, w = p (1 - p) shrinks towards 0 and every
+        # gain would fall under it, ending every tree at its root (on Vowel from round ~33).
+        # Each class's weights are therefore scaled to sum 1, which changes no fit.
+        total = w.sum(axis=0)
+        np.divide(w, total, out=w, where=total > 0.0)
         # Tree j's leaf of value v votes s v (e_j - 1/m): the centred update, split by tree.
         s = self._centre_scale(m)
         for j in range(m):

@@ -49,7 +49,9 @@ class GentleBoostC(PerClassTreeBoosting):
     family = "GentleBoost"
     reference = ("Zhang, Jordan, Li & Yeung, Coherence functions for multicategory "
                  "margin-based classification methods, AISTATS 2009 (Algorithm 1)")
-    version = "1"
+    # 2: each class's weights scaled to sum 1 before its tree is grown (the trees no longer
+    # end at their roots once the training set is separated; ``_class_trees._boost``).
+    version = "2"
     param_specs = (N_ROUNDS, MAX_LEAVES, MAX_BINS, TEMPERATURE)
     test_params = {"n_rounds": 10, "max_leaves": 4}
 

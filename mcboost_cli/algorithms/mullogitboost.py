@@ -49,7 +49,9 @@ class MulLogitBoost(PerClassTreeBoosting):
     family = "LogitBoost"
     reference = ("Friedman, Hastie & Tibshirani, Additive logistic regression: a statistical "
                  "view of boosting, Annals of Statistics 2000 (Algorithm 6)")
-    version = "1"
+    # 2: each class's weights scaled to sum 1 before its tree is grown (the trees no longer
+    # end at their roots once the training set is separated; ``_class_trees._boost``).
+    version = "2"
     param_specs = (N_ROUNDS, MAX_LEAVES, MAX_BINS)
     test_params = {"n_rounds": 10, "max_leaves": 4}
 
