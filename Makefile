@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 JOBS   ?=
 
 # The reproduction configs of the papers (each writes its tables and figures under results/).
-REPRO_CONFIGS := configs/uci.yaml configs/noise.yaml configs/mcboost.yaml
+REPRO_CONFIGS := configs/uci.yaml configs/noise.yaml configs/mcboost.yaml configs/coherence.yaml
 
 .PHONY: run test bench reproduce reproduce-quick install install-test clean-venv help
 
