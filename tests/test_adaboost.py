@@ -10,10 +10,13 @@ import pandas as pd
 import pytest
 
 from mcboost_cli.algorithms.adaboost import SAMME, AdaBoostM1
-from mcboost_cli.algorithms.adaboost_mh import AdaBoostMH
+from mcboost_cli.algorithms.adaboost_mh import MAX_LEAVES, AdaBoostMH
+from mcboost_cli.algorithms.params import ParamSpec
+from mcboost_cli.algorithms.registry import validate_params
+from mcboost_cli.errors import UserError
 from mcboost_cli.learners.binning import BinMapper
 from mcboost_cli.learners.histogram_tree import CRITERION_ERROR, CRITERION_GINI
-from mcboost_cli.learners.naive_tree import grow_tree_naive
+from mcboost_cli.learners.naive_tree import grow_leafwise_hamming_tree_naive, grow_tree_naive
 from mcboost_cli.runner.cells import Cell
 from mcboost_cli.runner.config import load_config
 from mcboost_cli.runner.plan import expand, full_params
@@ -274,3 +277,140 @@ def test_adaboost_mh_beats_chance_and_improves():
     X, y = _integer_data(4, n=800, K=3)
     est = AdaBoostMH(n_rounds=30, max_depth=3).fit(X, y)
     assert est.train_errors_[-1] < est.train_errors_[0] <= 2 / 3
+
+
+# --- AdaBoost.MH on best-first trees (max_leaves) --------------------------------------------
+
+
+def _forest_arrays(est):
+    f = est.forest_
+    n = f.n_nodes_total
+    return (f.feature[:n], f.threshold[:n], f.left[:n], f.leaf_value[:n],
+            np.asarray(f.tree_offset))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_adaboost_mh_two_leaves_is_the_stump_fit(seed):
+    """A tree of two leaves is the root's best split, which a depth-1 tree is too: with
+    max_leaves = 2 the fit (trees, leaf votes, reweighting, curves) equals max_depth = 1's
+    bit for bit, while more leaves give another fit (the comparison has power)."""
+    X, y = _integer_data(10 + seed, K=4)
+    Xv, yv = _integer_data(20 + seed, K=4)
+    stumps = AdaBoostMH(n_rounds=25, max_depth=1).fit(X, y, eval_set=[(Xv, yv)])
+    two = AdaBoostMH(n_rounds=25, max_depth=5, max_leaves=2).fit(X, y, eval_set=[(Xv, yv)])
+    for a, b in zip(_forest_arrays(stumps), _forest_arrays(two)):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(stumps.train_errors_, two.train_errors_)
+    np.testing.assert_array_equal(stumps.eval_errors_, two.eval_errors_)
+    np.testing.assert_array_equal(stumps.decision_function(Xv), two.decision_function(Xv))
+    eight = AdaBoostMH(n_rounds=25, max_leaves=8).fit(X, y)
+    assert eight.forest_.n_nodes_total > stumps.forest_.n_nodes_total
+    assert not np.array_equal(eight.decision_function(X), stumps.decision_function(X))
+
+
+def _adaboost_mh_reference(X_binned, y, n_bins, K, n_rounds, max_leaves):
+    """Real AdaBoost.MH (Schapire & Singer 1999, Fig. 4 with the domain-partitioning votes of
+    sec. 4.2) written out plainly on the naive best-first Hamming tree: D_1 = 1/(nK),
+    c_jl = 1/2 ln((W+ + eps) / (W- + eps)), D *= exp(-Y c), normalised. Returns the
+    training scores after each round and the trees."""
+    n = len(y)
+    Y = np.where(np.arange(K)[None, :] == y[:, None], 1.0, -1.0)
+    D = np.full((n, K), 1.0 / (n * K))
+    eps = 1.0 / (n * K)
+    F = np.zeros((n, K))
+    scores, trees = [], []
+    for _ in range(n_rounds):
+        tree = grow_leafwise_hamming_tree_naive(X_binned, n_bins, y, D, max_leaves)
+        for nd, rows in enumerate(tree["members"]):
+            if tree["left"][nd] >= 0:
+                continue
+            w_pos = (D[rows] * (Y[rows] > 0)).sum(axis=0)
+            w_neg = (D[rows] * (Y[rows] < 0)).sum(axis=0)
+            c = 0.5 * np.log((w_pos + eps) / (w_neg + eps))
+            F[rows] += c
+            D[rows] *= np.exp(-Y[rows] * c)
+        D /= D.sum()
+        scores.append(F.copy())
+        trees.append(tree)
+    return scores, trees
+
+
+@pytest.mark.parametrize("max_leaves", [3, 8])
+def test_adaboost_mh_best_first_equals_the_plain_algorithm_on_naive_trees(max_leaves):
+    """A few rounds of max_leaves trees equal the algorithm written out with the naive
+    best-first Hamming tree: the same splits each round, the same training scores (to
+    rounding: the naive sums pair weights in another order) and predictions."""
+    rng = np.random.default_rng(31)
+    X = rng.normal(size=(200, 4))
+    y = np.digitize(X[:, 0] + 0.7 * X[:, 1] * X[:, 2] + 0.3 * rng.normal(size=200),
+                    [-0.8, 0.0, 0.8]).astype(int)
+    K = 4
+    mapper = BinMapper(max_bins=16).fit(X)
+    Xb = mapper.transform(X)
+    n_bins = mapper.n_bins_.astype(np.int32)
+    n_rounds = 6
+    ours = AdaBoostMH(n_rounds=n_rounds, max_leaves=max_leaves, max_bins=16).fit(X, y)
+    scores, trees = _adaboost_mh_reference(Xb, y, n_bins, K, n_rounds, max_leaves)
+    f = ours.forest_
+    for t, (tree, ref_scores) in enumerate(zip(trees, scores)):
+        o = f.tree_offset[t]
+        m = tree["feature"].size
+        assert m == 2 * max_leaves - 1          # every tree has its full count here
+        assert f.feature[o:o + m].tolist() == tree["feature"].tolist()
+        internal = tree["left"] >= 0
+        assert f.threshold[o:o + m][internal].tolist() == tree["threshold"][internal].tolist()
+        np.testing.assert_allclose(ours.decision_function(X, n_rounds=t + 1), ref_scores,
+                                   rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(ours.predict(X), np.argmax(scores[-1], axis=1))
+
+
+def test_adaboost_mh_max_leaves_one_is_rejected():
+    """max_leaves is 0 (depth-wise trees) or at least 2: a config's 1 is a one-line error
+    naming the valid values, and so is the estimator's."""
+    with pytest.raises(UserError, match=r"algo\.max_leaves: 1 is not valid; expected an "
+                                        r"integer in \[2, 1024\] or 0$"):
+        validate_params(AdaBoostMH, {"max_leaves": 1}, "algo")
+    for ok in (0, 2, 8, 1024, 8.0):
+        assert validate_params(AdaBoostMH, {"max_leaves": ok}, "algo") == {"max_leaves": ok}
+    for bad in (-1, 1025, 2.5, True):
+        with pytest.raises(UserError, match="max_leaves"):
+            validate_params(AdaBoostMH, {"max_leaves": bad}, "algo")
+    X, y = _integer_data(1)
+    with pytest.raises(ValueError, match="max_leaves must be 0 .* or at least 2, got 1"):
+        AdaBoostMH(n_rounds=2, max_leaves=1).fit(X, y)
+
+
+def test_param_spec_also_accepts_values_outside_the_range():
+    """``also``: values accepted beside [low, high], named in the error."""
+    spec = ParamSpec("k", "float", 0.5, "help", low=1.0, high=2.0, low_open=True,
+                     also=(0, -1))
+    assert spec.describe_range() == "a number in (1, 2] or one of 0, -1"
+    assert spec.validate(0, "x") == 0.0 and spec.validate(-1.0, "x") == -1.0
+    assert spec.validate(2, "x") == 2.0
+    for bad in (1.0, 0.5, -0.5, 3):
+        with pytest.raises(UserError, match=r"x: .* is not valid; expected a number in"):
+            spec.validate(bad, "x")
+    assert MAX_LEAVES.describe_range() == "an integer in [2, 1024] or 0"
+
+
+def test_stored_adaboost_mh_cells_keep_their_keys():
+    """max_leaves was added after AdaBoost.MH fits were stored: at its default (0, the
+    depth-wise trees) it stays out of the cell key, named or not; any other value is another
+    fit with another key."""
+    stored = {"n_rounds": 100, "max_depth": 3, "max_bins": 255}
+    base = full_params("adaboost_mh", stored)
+    assert "max_leaves" not in dict(base)
+    assert full_params("adaboost_mh", {**stored, "max_leaves": 0}) == base
+    eight = full_params("adaboost_mh", {**stored, "max_leaves": 8})
+    assert dict(eight)["max_leaves"] == 8 and eight != base
+    cells = pd.read_csv(REPO / "results" / "dmcboost_kdd14" / "cells.csv", dtype=str,
+                        keep_default_na=False)
+    rows = cells[cells.algorithm == "adaboost_mh"]
+    assert len(rows) > 100
+    for r in rows.itertuples():
+        stored_params = json.loads(r.params)
+        cell = Cell(experiment="dmcboost_kdd14", dataset=r.dataset, protocol=r.protocol,
+                    fold=int(r.fold), noise_rate=float(r.noise_rate), seed=int(r.seed),
+                    algorithm=r.algorithm, algorithm_version=r.algorithm_version,
+                    params=full_params(r.algorithm, stored_params), data_source=r.data_source)
+        assert cell.key == r.key, r.key

@@ -143,6 +143,10 @@ CASES = {
                                         config=sub("n_rounds: 3", "n_rounds: many")),
     "parameter out of range": Case(["run", "{cfg}"], "max_depth: 0 is not valid",
                                    config=sub("max_depth: 1", "max_depth: 0")),
+    "max_leaves 1 (0 or at least 2)": Case(
+        ["run", "{cfg}"], "max_leaves: 1 is not valid; expected an integer in [2, 1024] or 0",
+        config=sub("algorithm: samme", "algorithm: adaboost_mh").replace("max_depth: 1}",
+                                                                         "max_leaves: 1}")),
     "empty grid": Case(["run", "{cfg}"], "grid.max_depth",
                        config=sub("params: {n_rounds: 3, max_depth: 1}",
                                   "params: {n_rounds: 3}\n    grid: {max_depth: []}")),

@@ -1,6 +1,8 @@
 """Generic checks run over every registered algorithm with its own small test parameters
 (as river's ``check_estimator``): a new algorithm gets these tests for free. An algorithm for
-two classes only declares ``binary_only = True`` and is checked on two-class data."""
+two classes only declares ``binary_only = True`` and is checked on two-class data. Each of an
+algorithm's ``test_param_variants`` is checked too, as a subclass whose ``test_params`` is
+the variant (test id ``name-key=value``)."""
 
 import pickle
 
@@ -11,7 +13,26 @@ from mcboost_cli.algorithms.registry import all_algorithms
 from mcboost_cli.learners.binning import Binned, BinMapper
 from mcboost_cli.runner.checkpoint import FitCheckpoint
 
-ALGORITHMS = sorted(all_algorithms().items())
+
+
+def _with_variants(algorithms):
+    """(id, class) of every algorithm and of each of its ``test_param_variants``: a subclass
+    (same module and qualified name, so the same fit fingerprints) whose ``test_params`` is
+    the variant."""
+    out = []
+    for name, cls in algorithms:
+        out.append((name, cls))
+        for params in cls.test_param_variants:
+            variant = type(cls.__name__, (cls,), {"test_params": params,
+                                                  "__module__": cls.__module__,
+                                                  "__qualname__": cls.__qualname__})
+            out.append((name + "-" + ",".join(f"{k}={v}" for k, v in params.items()),
+                        variant))
+    return out
+
+
+ALGORITHMS = _with_variants(sorted(all_algorithms().items()))
+CASE_ID = {cls: case for case, cls in ALGORITHMS}
 
 
 def _data(seed=0, n=300, K=4, F=5, algo=None):
@@ -24,9 +45,9 @@ def _data(seed=0, n=300, K=4, F=5, algo=None):
     return X, y
 
 
-@pytest.fixture(params=[name for name, _ in ALGORITHMS])
+@pytest.fixture(params=[cls for _, cls in ALGORITHMS], ids=[case for case, _ in ALGORITHMS])
 def algo(request):
-    return all_algorithms()[request.param]
+    return request.param
 
 
 def test_registry_attributes(algo):
@@ -168,7 +189,7 @@ MULTI_ROUND = [cls for _, cls in ALGORITHMS if "n_rounds" in cls().get_params()]
 
 
 @pytest.mark.parametrize("algo", [cls for _, cls in ALGORITHMS if cls not in MULTI_ROUND],
-                         ids=lambda cls: cls.name)
+                         ids=CASE_ID.get)
 def test_single_round_fit_ignores_checkpoints(algo, tmp_path):
     X, y = _data(6, algo=algo)
     ck = _StoppingCheckpoint(tmp_path / "fit.ckpt", stop_after=1)
@@ -177,7 +198,7 @@ def test_single_round_fit_ignores_checkpoints(algo, tmp_path):
     _assert_same_fit(with_ck, algo(**algo.test_params).fit(X, y))
 
 
-@pytest.mark.parametrize("algo", MULTI_ROUND, ids=lambda cls: cls.name)
+@pytest.mark.parametrize("algo", MULTI_ROUND, ids=CASE_ID.get)
 def test_fit_stopped_midway_resumes_from_its_checkpoint_bit_for_bit(algo, tmp_path):
     X, y = _data(6, algo=algo)       # every algorithm runs >= 5 rounds on it
     Xv, yv = _data(7, algo=algo)
@@ -196,7 +217,7 @@ def test_fit_stopped_midway_resumes_from_its_checkpoint_bit_for_bit(algo, tmp_pa
     np.testing.assert_array_equal(full.decision_function(Xv), resumed.decision_function(Xv))
 
 
-@pytest.mark.parametrize("algo", MULTI_ROUND, ids=lambda cls: cls.name)
+@pytest.mark.parametrize("algo", MULTI_ROUND, ids=CASE_ID.get)
 def test_checkpoint_of_other_data_or_parameters_is_ignored(algo, tmp_path):
     X, y = _data(6, algo=algo)
     path = tmp_path / "fit.ckpt"
@@ -250,7 +271,7 @@ class _RecordingPrefixes:
 
 
 @pytest.mark.parametrize("algo", [cls for _, cls in ALGORITHMS if cls._prefix_free_params],
-                         ids=lambda cls: cls.name)
+                         ids=CASE_ID.get)
 def test_a_fit_from_a_siblings_shared_prefix_equals_a_fit_from_round_one(algo):
     X, y = _data(6, algo=algo)
     Xv, yv = _data(7, algo=algo)

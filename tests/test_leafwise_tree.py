@@ -1,16 +1,27 @@
-"""The best-first least-squares tree (``leafwise_tree``) against its naive twin and brute force."""
+"""The best-first trees of ``leafwise_tree`` (least squares, and the multi-class Hamming trees
+of AdaBoost.MH) against their naive twins and brute force."""
 
 import numpy as np
 import pytest
 
 from mcboost_cli.learners.forest import VECTOR_VOTE, Forest
 from mcboost_cli.learners.histogram_tree import (
+    CRITERION_HAMMING,
     CRITERION_LEAST_SQUARES,
     TreeWorkspace,
     grow_tree,
 )
-from mcboost_cli.learners.leafwise_tree import LeafwiseWorkspace, grow_leafwise_tree, predict_tree
-from mcboost_cli.learners.naive_tree import grow_leafwise_tree_naive, grow_tree_naive
+from mcboost_cli.learners.leafwise_tree import (
+    LeafwiseWorkspace,
+    grow_leafwise_hamming_tree,
+    grow_leafwise_tree,
+    predict_tree,
+)
+from mcboost_cli.learners.naive_tree import (
+    grow_leafwise_hamming_tree_naive,
+    grow_leafwise_tree_naive,
+    grow_tree_naive,
+)
 
 
 def _problem(seed):
@@ -194,3 +205,174 @@ def test_depth_first_least_squares_equals_naive(seed):
                           2, depth, channel_values=G)
     assert ws.feature[:n].tolist() == ref["feature"].tolist()
     assert ws.left[:n].tolist() == ref["left"].tolist()
+
+
+def test_least_squares_and_hamming_workspaces_are_not_mixed_up():
+    X = np.zeros((10, 2), np.uint8)
+    n_bins = np.array([2, 2], np.int32)
+    with pytest.raises(ValueError, match="2 channels, this one has 6"):
+        grow_leafwise_tree(LeafwiseWorkspace(10, 2, 2, 4, n_channels=6), X, n_bins,
+                           np.ones(10), np.ones(10))
+    with pytest.raises(ValueError, match="D must have shape"):
+        grow_leafwise_hamming_tree(LeafwiseWorkspace(10, 2, 2, 4), X, n_bins,
+                                   np.zeros(10, np.int32), np.ones((10, 3)))
+
+
+# --- the multi-class Hamming trees of AdaBoost.MH ---------------------------------------------
+
+
+def _hamming_problem(seed):
+    """A random problem of K labels and pair weights D (n, K); some draws have ties (small
+    integer weights: exact sums), zero weights (whole rows or single pairs), labels that
+    never occur, constant features, a missing-value bin; some are two mirror halves (the
+    second a copy of the first on higher bins of feature 0, with labels and weights rotated)
+    whose leaves' gains tie once feature 0 has split them apart."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 120))
+    F = int(rng.integers(1, 5))
+    K = int(rng.integers(2, 7))
+    n_bins = rng.integers(1, 12, size=F).astype(np.int32)
+    X = np.empty((n, F), np.uint8)
+    for f in range(F):
+        X[:, f] = rng.integers(0, n_bins[f], size=n)
+    if rng.random() < 0.2:
+        X[rng.random(n) < 0.2, 0] = 255          # missing values: always right
+    y = rng.integers(0, int(rng.integers(1, K + 1)), size=n).astype(np.int32)
+    if rng.random() < 0.5:
+        D = rng.integers(0, 4, size=(n, K)).astype(float)     # exact sums: true ties
+    else:
+        D = rng.exponential(size=(n, K)) * 10 ** rng.uniform(-6, 0)
+        D[rng.random((n, K)) < 0.2] = 0.0
+    D[rng.random(n) < 0.1] = 0.0
+    if rng.random() < 0.25:
+        mirror = X.copy()
+        mirror[:, 0] = np.where(X[:, 0] == 255, 255, X[:, 0] + n_bins[0])
+        n_bins[0] *= 2
+        X = np.concatenate([X, mirror])
+        y = np.concatenate([y, (y + 1) % K]).astype(np.int32)
+        D = np.concatenate([D, np.roll(D, 1, axis=1)])      # D'(i, l + 1) = D(i, l)
+    return X, n_bins, y, D, rng
+
+
+def _grow_hamming(X, y, D, max_leaves, n_bins, **kw):
+    ws = LeafwiseWorkspace(X.shape[0], X.shape[1], int(X.max()) + 1, max_leaves,
+                           n_channels=2 * D.shape[1])
+    return ws, grow_leafwise_hamming_tree(ws, X, n_bins, y, D, **kw)
+
+
+def _z_of(y, D, blocks):
+    """Z = 2 sum_blocks sum_l sqrt(W+ W-) of a partition, from D directly."""
+    K = D.shape[1]
+    Y = np.arange(K)[None, :] == y[:, None]
+    return 2.0 * sum(np.sqrt((D[idx] * Y[idx]).sum(0) * (D[idx] * ~Y[idx]).sum(0)).sum()
+                     for idx in blocks)
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_hamming_fast_equals_naive(seed):
+    X, n_bins, y, D, rng = _hamming_problem(seed)
+    max_leaves = int(rng.integers(2, 13))
+    min_leaf = int(rng.choice([1, 1, 2, 5]))
+    ws, n = _grow_hamming(X, y, D, max_leaves, n_bins, min_samples_leaf=min_leaf)
+    if rng.random() < 0.3:                       # dense histograms only: the same tree
+        dense = LeafwiseWorkspace(X.shape[0], X.shape[1], int(X.max()) + 1, max_leaves,
+                                  n_channels=2 * D.shape[1])
+        dense.sparse_max = 0
+        assert grow_leafwise_hamming_tree(dense, X, n_bins, y, D,
+                                          min_samples_leaf=min_leaf) == n
+        assert np.array_equal(dense.feature[:n], ws.feature[:n])
+        assert np.array_equal(dense.node_sum[:n], ws.node_sum[:n])
+    ref = grow_leafwise_hamming_tree_naive(X, n_bins, y, D, max_leaves,
+                                           min_samples_leaf=min_leaf)
+    assert n == ref["feature"].size
+    for key in ("feature", "left", "right", "node_count"):
+        assert ws.__dict__[key][:n].tolist() == ref[key].tolist(), key
+    internal = ref["left"] >= 0
+    assert ws.threshold[:n][internal].tolist() == ref["threshold"][internal].tolist()
+    np.testing.assert_allclose(ws.node_sum[:n], ref["node_sum"], rtol=1e-12,
+                               atol=1e-12 * D.sum())
+    scale = 1e-9 * (1.0 + D.sum())
+    np.testing.assert_allclose(ws.split_gain[:n][internal], ref["split_gain"][internal],
+                               rtol=1e-9, atol=scale)
+    leaves = np.flatnonzero(~internal)
+    for nd in leaves:       # each leaf holds its rows, in increasing order
+        rows = ws.sample_index[ws.node_start[nd]:ws.node_end[nd]]
+        assert rows.tolist() == ref["members"][nd].tolist()
+    # The gains of the splits add up to the drop of Z from the root to the leaves (-score
+    # = Z / 2 per block: the scan's score is -sum sqrt(W+ W-)).
+    z_drop = (_z_of(y, D, [np.arange(X.shape[0])])
+              - _z_of(y, D, [ref["members"][i] for i in leaves]))
+    assert abs(2.0 * ws.split_gain[:n][internal].sum() - z_drop) <= scale
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_hamming_tree_of_fewer_leaves_is_the_start_of_the_growth(seed):
+    """The best-first growth does not depend on max_leaves: the tree of L + 1 leaves makes
+    the L - 1 splits of the tree of L leaves first (the same nodes), then one more, unless
+    no leaf lowers Z; every split lowers Z."""
+    X, n_bins, y, D, _ = _hamming_problem(3000 + seed)
+    trees = [_grow_hamming(X, y, D, L, n_bins) for L in range(2, 13)]
+    for (small, n), (big, m) in zip(trees, trees[1:]):
+        assert m in (n, n + 2)
+        split = small.left[:n] >= 0
+        assert np.array_equal(big.feature[:n][split], small.feature[:n][split])
+        assert np.array_equal(big.threshold[:n][split], small.threshold[:n][split])
+        assert np.array_equal(big.left[:n][split], small.left[:n][split])
+        if m == n:   # growth stopped: no leaf of the tree has a split lowering Z
+            assert np.all(big.split_gain[:m][big.left[:m] < 0] == -np.inf)
+        assert np.all(big.split_gain[:m][big.left[:m] >= 0] > 0)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_hamming_two_leaves_is_the_depth_one_tree(seed):
+    """With two leaves the best-first tree is the root's split, as the depth-first grower's
+    stump (max_depth 1) is: the same split, node sums and leaf rows, bit for bit."""
+    X, n_bins, y, D, _ = _hamming_problem(4000 + seed)
+    K = D.shape[1]
+    ws, n = _grow_hamming(X, y, D, 2, n_bins)
+    deep = TreeWorkspace(X.shape[0], X.shape[1], int(X.max()) + 1, 2 * K, 1)
+    m = grow_tree(deep, X, y, n_bins, CRITERION_HAMMING, weight_matrix=D)
+    assert n == m
+    for key in ("feature", "left", "right", "node_count", "node_start", "node_end"):
+        assert np.array_equal(ws.__dict__[key][:n], deep.__dict__[key][:n]), key
+    assert np.array_equal(ws.node_sum[:n], deep.node_sum[:n])
+    assert np.array_equal(ws.sample_index, deep.sample_index)
+    if n == 3:
+        assert ws.threshold[0] == deep.threshold[0]
+
+
+def test_hamming_workspace_is_reused_without_leftovers():
+    """One workspace grows the trees of several weightings in turn (AdaBoost.MH's rounds),
+    as fresh ones do."""
+    X, n_bins, y, D, rng = _hamming_problem(12)
+    ws = LeafwiseWorkspace(X.shape[0], X.shape[1], int(X.max()) + 1, 8,
+                           n_channels=2 * D.shape[1])
+    for _ in range(5):
+        D = rng.exponential(size=D.shape)
+        n = grow_leafwise_hamming_tree(ws, X, n_bins, y, D)
+        fresh, m = _grow_hamming(X, y, D, 8, n_bins)
+        assert n == m
+        assert np.array_equal(ws.feature[:n], fresh.feature[:n])
+        assert np.array_equal(ws.node_sum[:n], fresh.node_sum[:n])
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(D=-np.ones((10, 3))), "D must be finite"),
+    (dict(D=np.full((10, 3), np.inf)), "D must be finite"),
+    (dict(D=np.full((10, 3), np.nan)), "D must be finite"),
+    (dict(D=np.ones((9, 3))), "D must have shape"),
+    (dict(D=np.ones((10, 2))), "D must have shape"),
+    (dict(y=np.full(10, 3)), "labels in 0..2"),
+    (dict(y=np.full(10, -1)), "labels in 0..2"),
+    (dict(y=np.zeros(9, int)), "labels in 0..2"),
+    (dict(min_samples_leaf=0), "min_samples_leaf"),
+    (dict(X=np.zeros((10, 3), np.uint8)), "X_binned"),
+    (dict(X=np.zeros((10, 2), np.int64)), "X_binned"),
+])
+def test_hamming_bad_arguments_are_named(bad, match):
+    args = dict(X=np.zeros((10, 2), np.uint8), y=np.zeros(10, np.int32), D=np.ones((10, 3)))
+    args.update(bad)
+    X = args.pop("X")
+    ws = LeafwiseWorkspace(10, 2, 2, 4, n_channels=6)
+    with pytest.raises(ValueError, match=match):
+        grow_leafwise_hamming_tree(ws, X, np.array([2, 2], np.int32), **args)

@@ -66,7 +66,8 @@ class BaseBoosting(ABC):
     """Template for multi-class boosters over binned features.
 
     Class attributes (the registry reads them): ``name``, ``family``, ``reference``,
-    ``version``, ``param_specs``, ``test_params``.
+    ``version``, ``param_specs``, ``test_params``; optionally ``test_param_variants``
+    (further parameter sets for the generic checks).
 
     Fitted attributes
     -----------------
@@ -121,6 +122,10 @@ class BaseBoosting(ABC):
         pos = np.clip(pos, 0, len(self.classes_) - 1)
         codes = np.where(self.classes_[pos] == y, pos, -1)
         return codes.astype(Y_DTYPE)
+
+    # Further small parameter sets the generic checks run (tests/test_estimator_checks.py),
+    # beside ``test_params``: e.g. a second kind of weak learner.
+    test_param_variants: tuple[dict, ...] = ()
 
     # -- the loop --------------------------------------------------------------------------------
     # Attributes that are per-fit scratch (re-made by _init_state, never carried from one round

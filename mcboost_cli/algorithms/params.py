@@ -19,7 +19,10 @@ class ParamSpec:
     """One hyper-parameter.
 
     ``kind`` is "int", "float", "bool" or "choice"; ``low``/``high`` are inclusive bounds
-    (``low_open``/``high_open`` make them exclusive); ``choices`` for "choice".
+    (``low_open``/``high_open`` make them exclusive); ``choices`` for "choice". ``also``
+    lists values of an "int" or "float" parameter accepted outside the range: a value that
+    switches a feature off, as AdaBoost.MH's ``max_leaves`` 0 (depth-wise trees) beside its
+    range [2, 1024] (1 leaf is no tree).
 
     ``default_in_key`` False marks a parameter added to an algorithm after fits of it were
     stored, whose default is the behaviour those fits had: a cell at the default leaves the
@@ -36,6 +39,7 @@ class ParamSpec:
     low_open: bool = False
     high_open: bool = False
     choices: tuple = ()
+    also: tuple = ()
     default_in_key: bool = True
 
     def describe_range(self) -> str:
@@ -48,7 +52,11 @@ class ParamSpec:
         lb = "(" if self.low_open or self.low is None else "["
         hb = ")" if self.high_open or self.high is None else "]"
         what = "an integer" if self.kind == "int" else "a number"
-        return f"{what} in {lb}{lo}, {hi}{hb}"
+        extra = ""
+        if self.also:
+            extra = (" or " + ("" if len(self.also) == 1 else "one of ")
+                     + ", ".join(f"{v:g}" for v in self.also))
+        return f"{what} in {lb}{lo}, {hi}{hb}{extra}"
 
     def validate(self, value, where: str):
         """Return the value converted to its kind, or raise UserError naming ``where``."""
@@ -71,6 +79,8 @@ class ParamSpec:
             value = float(value)
             if not math.isfinite(value):
                 raise bad
+        if value in self.also:
+            return value
         if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
             raise bad
         if self.high is not None and (value > self.high

@@ -3,7 +3,9 @@
 An algorithm class registers itself with ``@register``; it declares ``name``, ``family``,
 ``reference``, ``version`` (bump it when a change alters its numbers: cell keys include it),
 ``param_specs`` and ``test_params`` (small parameters for the generic check suite in
-``tests/test_estimator_checks.py`` — a new algorithm gets those checks for free).
+``tests/test_estimator_checks.py`` — a new algorithm gets those checks for free); it may
+add ``test_param_variants``, further small parameter sets the suite runs too (another weak
+learner of the same booster, e.g. AdaBoost.MH's best-first trees).
 """
 
 from __future__ import annotations

@@ -7,10 +7,12 @@ lowest threshold on ties, purity leaves for Gini and the weighted error, and no-
 leaves for every criterion but Gini (the weighted error, Hamming and the dense
 ``MAX_CHANNEL`` / ``ABS_SUM`` / ``LEAST_SQUARES`` criteria).
 
-``grow_leafwise_tree_naive`` is the twin of ``leafwise_tree``'s best-first regression tree:
-at every step it tries every leaf x feature x threshold from scratch and splits the leaf of
-largest gain, with that module's rules (creation-order numbering, tie tolerances, zero-weight
-sides scoring 0).
+``grow_leafwise_tree_naive`` and ``grow_leafwise_hamming_tree_naive`` are the twins of
+``leafwise_tree``'s best-first regression tree and multi-class Hamming tree: at every step
+they try every leaf x feature x threshold from scratch and split the leaf of largest gain,
+with that module's rules (creation-order numbering, tie tolerances, a leaf splittable only
+when its best split beats its own score, zero-weight sides scoring 0); the growth loop is
+``_grow_best_first``, the two differ in the scores they hand it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from .histogram_tree import (
     CRITERION_ABS_SUM,
     CRITERION_ERROR,
     CRITERION_GINI,
+    CRITERION_HAMMING,
     CRITERION_LEAST_SQUARES,
     CRITERION_MAX_CHANNEL,
 )
@@ -129,13 +132,15 @@ def _least_squares_score(sum_w, sum_wz):
     return 0.0 if sum_w <= 0 else float(sum_wz * sum_wz / sum_w)
 
 
-def _best_leaf_split(X_binned, idx, n_bins, w, z, min_samples_leaf):
-    """(gain, feature, threshold) of the best split of the leaf holding rows idx, or None."""
-    sum_w = w[idx].sum()
-    parent = _least_squares_score(sum_w, (w[idx] * z[idx]).sum())
+def _best_leaf_split(X_binned, idx, n_bins, min_samples_leaf, leaf_score, split_score):
+    """(gain, feature, threshold) of the best split of the leaf holding rows idx, or None.
+
+    ``leaf_score(idx)`` is the leaf's own score, ``split_score(idx, go_left)`` a split's (the
+    sum over its two sides); a split counts only if it beats the leaf by the tie tolerance.
+    """
+    parent = leaf_score(idx)
     if idx.size < 2 * min_samples_leaf:
         return None
-    tiny = _ZERO_REL * sum_w
     best = -np.inf
     best_f = best_t = -1
     for f in range(X_binned.shape[1]):
@@ -147,11 +152,7 @@ def _best_leaf_split(X_binned, idx, n_bins, w, z, min_samples_leaf):
             nl = int(go_left.sum())
             if nl < min_samples_leaf or idx.size - nl < min_samples_leaf:
                 continue
-            score = 0.0
-            for side in (idx[go_left], idx[~go_left]):
-                side_w = w[side].sum()
-                if side_w > tiny:
-                    score += _least_squares_score(side_w, (w[side] * z[side]).sum())
+            score = split_score(idx, go_left)
             if best_f < 0 or score > best + _TIE_EPS * (1.0 + abs(best)):
                 best, best_f, best_t = score, f, t
     if best_f < 0 or not best > parent + _TIE_EPS * (1.0 + abs(parent)):
@@ -159,15 +160,12 @@ def _best_leaf_split(X_binned, idx, n_bins, w, z, min_samples_leaf):
     return best - parent, best_f, best_t
 
 
-def grow_leafwise_tree_naive(X_binned, n_bins, z, w, max_leaves, *, min_samples_leaf=1,
-                             sample_subset=None):
-    """Return a dict of node arrays: feature, threshold, left, right, leaf_value (0 for
-    internal nodes), node_count, split_gain (the gain of each internal node's split, -inf
-    for leaves)."""
-    z = np.asarray(z, dtype=float)
-    w = np.asarray(w, dtype=float)
-    rows = (np.arange(X_binned.shape[0]) if sample_subset is None
-            else np.asarray(sample_subset))
+def _grow_best_first(X_binned, n_bins, rows, max_leaves, min_samples_leaf, leaf_score,
+                     split_score):
+    """The best-first growth both leaf-wise twins share: at every step every leaf's best
+    split is searched from scratch, and the leaf of largest gain is split (ties: the lowest
+    node number). Returns the node lists feature, threshold, left, right, split_gain and
+    each node's rows (``members``)."""
     members = [rows]
     feature, threshold, left, right, gain = [-1], [0], [-1], [-1], [-np.inf]
     n_leaves = 1
@@ -176,7 +174,8 @@ def grow_leafwise_tree_naive(X_binned, n_bins, z, w, max_leaves, *, min_samples_
         for nd in range(len(members)):
             if left[nd] >= 0:
                 continue
-            found = _best_leaf_split(X_binned, members[nd], n_bins, w, z, min_samples_leaf)
+            found = _best_leaf_split(X_binned, members[nd], n_bins, min_samples_leaf,
+                                     leaf_score, split_score)
             if found is None:
                 continue
             if chosen is None or found[0] > chosen[1][0] + _TIE_EPS * (1.0 + abs(chosen[1][0])):
@@ -195,6 +194,35 @@ def grow_leafwise_tree_naive(X_binned, n_bins, z, w, max_leaves, *, min_samples_
         right += [-1, -1]
         gain += [-np.inf, -np.inf]
         n_leaves += 1
+    return feature, threshold, left, right, gain, members
+
+
+def grow_leafwise_tree_naive(X_binned, n_bins, z, w, max_leaves, *, min_samples_leaf=1,
+                             sample_subset=None):
+    """Return a dict of node arrays: feature, threshold, left, right, leaf_value (0 for
+    internal nodes), node_count, split_gain (the gain of each internal node's split, -inf
+    for leaves)."""
+    z = np.asarray(z, dtype=float)
+    w = np.asarray(w, dtype=float)
+    rows = (np.arange(X_binned.shape[0]) if sample_subset is None
+            else np.asarray(sample_subset))
+
+    def leaf_score(idx):
+        return _least_squares_score(w[idx].sum(), (w[idx] * z[idx]).sum())
+
+    def split_score(idx, go_left):
+        # A side whose weight is rounding-level against its node's scores 0 (the fast scan
+        # meets such sides as residue of the histogram subtraction).
+        tiny = _ZERO_REL * w[idx].sum()
+        score = 0.0
+        for side in (idx[go_left], idx[~go_left]):
+            side_w = w[side].sum()
+            if side_w > tiny:
+                score += _least_squares_score(side_w, (w[side] * z[side]).sum())
+        return score
+
+    feature, threshold, left, right, gain, members = _grow_best_first(
+        X_binned, n_bins, rows, max_leaves, min_samples_leaf, leaf_score, split_score)
     leaf_value = []
     for nd, idx in enumerate(members):
         sum_w = w[idx].sum()
@@ -205,3 +233,33 @@ def grow_leafwise_tree_naive(X_binned, n_bins, z, w, max_leaves, *, min_samples_
             "leaf_value": np.asarray(leaf_value, dtype=float),
             "node_count": np.asarray([m.size for m in members]),
             "split_gain": np.asarray(gain, dtype=float)}
+
+
+def grow_leafwise_hamming_tree_naive(X_binned, n_bins, y, D, max_leaves, *,
+                                     min_samples_leaf=1):
+    """The best-first multi-class Hamming tree (``leafwise_tree.grow_leafwise_hamming_tree``)
+    from scratch. Returns a dict of node arrays: feature, threshold, left, right, node_count,
+    node_sum (n_nodes, 2K: label l's total weight D in column l, its W+ in column K + l,
+    summed over the node's rows), split_gain (as ``grow_leafwise_tree_naive``'s) and
+    members (each node's rows, increasing)."""
+    y = np.asarray(y)
+    D = np.asarray(D, dtype=float)
+    K = D.shape[1]
+
+    def sums(idx):
+        return _channel_sums(idx, y, None, D, CRITERION_HAMMING, K)
+
+    def leaf_score(idx):
+        return _score(CRITERION_HAMMING, sums(idx))
+
+    def split_score(idx, go_left):
+        return leaf_score(idx[go_left]) + leaf_score(idx[~go_left])
+
+    feature, threshold, left, right, gain, members = _grow_best_first(
+        X_binned, n_bins, np.arange(X_binned.shape[0]), max_leaves, min_samples_leaf,
+        leaf_score, split_score)
+    return {"feature": np.asarray(feature), "threshold": np.asarray(threshold),
+            "left": np.asarray(left), "right": np.asarray(right),
+            "node_count": np.asarray([m.size for m in members]),
+            "node_sum": np.asarray([sums(m) for m in members], dtype=float).reshape(-1, 2 * K),
+            "split_gain": np.asarray(gain, dtype=float), "members": members}
