@@ -392,3 +392,18 @@ def test_workspace_counts_root_bins_of_each_array():
         np.testing.assert_array_equal(a, b)
     expected = np.stack([np.bincount(X_b[:, f], minlength=4) for f in range(F)])
     np.testing.assert_array_equal(reused.root_count, expected)
+
+
+def test_binned_keeps_the_raw_values_of_its_rows_for_learners_that_need_them():
+    from mcboost_cli.algorithms.base import BaseBoosting
+    from mcboost_cli.learners.binning import Binned, BinMapper
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    mapper = BinMapper(max_bins=8).fit(X)
+    b = Binned(mapper.transform(X), mapper, raw=X)
+    assert np.array_equal(BaseBoosting._raw(b), X)
+    assert np.array_equal(BaseBoosting._raw(X), X)         # unbinned input: itself
+    with pytest.raises(ValueError, match="needs the raw feature values"):
+        BaseBoosting._raw(Binned(mapper.transform(X), mapper))
+    with pytest.raises(ValueError, match="raw has shape"):
+        Binned(mapper.transform(X), mapper, raw=X[:5])

@@ -49,7 +49,7 @@ from enum import Enum
 
 import numpy as np
 
-from .._dtypes import SCORE_DTYPE, Y_DTYPE
+from .._dtypes import SCORE_DTYPE, X_DTYPE, Y_DTYPE
 from ..learners.binning import Binned, BinMapper
 from ..learners.forest import DeferredLabelVotes
 
@@ -114,6 +114,17 @@ class BaseBoosting(ABC):
         if isinstance(X, Binned):
             return X.codes
         return self.bin_mapper_.transform(X)
+
+    @staticmethod
+    def _raw(X) -> np.ndarray:
+        """The float feature values of X (n, d), for learners that need values rather than
+        bins: ``X.raw`` of a ``Binned`` (the runner's folds carry it), or X itself."""
+        if isinstance(X, Binned):
+            if X.raw is None:
+                raise ValueError("this algorithm needs the raw feature values: pass "
+                                 "Binned(codes, mapper, raw=X) or the unbinned X")
+            return X.raw
+        return np.ascontiguousarray(X, dtype=X_DTYPE)
 
     def _encode(self, y):
         """Codes of y in ``classes_``; labels unseen in training get -1 (always an error)."""

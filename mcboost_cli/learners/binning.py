@@ -142,14 +142,22 @@ class Binned:
     """Features already binned with a fitted mapper (skips binning in ``fit``/``predict``).
 
     The runner bins each fold once and hands the same ``Binned`` arrays to every algorithm
-    and hyper-parameter of that fold.
+    and hyper-parameter of that fold. ``raw``, when given, is the float feature matrix of the
+    same rows: learners that work on feature values rather than bins (similarities between
+    examples, SVMs, neural nets) read it through ``BaseBoosting._raw``.
     """
 
-    __slots__ = ("codes", "mapper")
+    __slots__ = ("codes", "mapper", "raw")
 
-    def __init__(self, codes: np.ndarray, mapper: BinMapper):
+    def __init__(self, codes: np.ndarray, mapper: BinMapper, raw: np.ndarray | None = None):
         self.codes = np.ascontiguousarray(codes, dtype=X_BINNED_DTYPE)
         self.mapper = mapper
+        if raw is not None:
+            raw = np.ascontiguousarray(raw, dtype=X_DTYPE)
+            if raw.shape != self.codes.shape:
+                raise ValueError(f"raw has shape {raw.shape}; the codes have "
+                                 f"{self.codes.shape}")
+        self.raw = raw
 
     @property
     def shape(self):

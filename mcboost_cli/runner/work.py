@@ -38,7 +38,9 @@ def _fold(dataset: str, protocol: str, seed: int, fold: int, max_bins: int,
     ds = _dataset(dataset, fetch, mirror, source)
     split = make_split(protocol, ds.n_samples, dataset, seed, fold, ds.test_mask)
     mapper = BinMapper(max_bins=max_bins, categorical=ds.categorical).fit(ds.X[split.train])
-    binned = {part: Binned(mapper.transform(ds.X[getattr(split, part)]), mapper)
+    # Each part keeps its raw feature values too, for the learners that need them.
+    binned = {part: Binned(mapper.transform(ds.X[getattr(split, part)]), mapper,
+                           raw=ds.X[getattr(split, part)])
               for part in ("train", "valid", "test")}
     return split, binned
 
