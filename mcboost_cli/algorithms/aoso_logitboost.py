@@ -58,6 +58,9 @@ LEARNING_RATE = ParamSpec("learning_rate", "float", 0.1,
 
 # The authors' clip of a node's Newton step ([2], AOSOSolver::MAXGAMMA).
 MAX_STEP = 5.0
+# Pair scores this close are ties, which go to the lowest class: classes of equal counts in a
+# node score alike at p = 1/K (the first round), and summation order must not decide.
+_TIE_REL = 1e-12
 
 
 # ---------------------------------------------------------------------------------------------
@@ -85,7 +88,7 @@ def _pair_sums(P, y, idx, start, end, r, s):
 def _best_pair(P, y, idx, start, end, mg, hk, hrk):
     """The node's class pair (r, s) over samples idx[start:end] ([2], find_best_two).
 
-    r = first argmax_k sum_i g_ik; s = first argmax_{k != r} of
+    r = first argmax_k sum_i g_ik; s = first argmax_{k != r} (ties: ``_TIE_REL``) of
     (mg_r - mg_k)^2 / (h_r + h_k + 2 sum_i p_ir p_ik) (a zero denominator read as 1).
     Scratch: mg, hk, hrk (K,).
     """
@@ -99,7 +102,7 @@ def _best_pair(P, y, idx, start, end, mg, hk, hrk):
             mg[k] += (1.0 if y[i] == k else 0.0) - P[i, k]
     r = 0
     for k in range(1, K):
-        if mg[k] > mg[r]:
+        if mg[k] > mg[r] + _TIE_REL * (1.0 + abs(mg[r])):
             r = k
     for q in range(start, end):
         i = idx[q]
@@ -118,7 +121,7 @@ def _best_pair(P, y, idx, start, end, mg, hk, hrk):
         if den == 0.0:
             den = 1.0
         gain = d * d / den
-        if gain > best:
+        if gain > best + _TIE_REL * (1.0 + abs(best)):
             best = gain
             s = k
     return r, s
@@ -200,14 +203,23 @@ def best_pair_naive(P, y):
     K = P.shape[1]
     R = np.eye(K)[y]
     mg = (R - P).sum(axis=0)
-    r = int(np.argmax(mg))
+    r = _first_max(mg)
     hk = (P * (1 - P)).sum(axis=0)
     hrk = (P[:, [r]] * P).sum(axis=0)
     den = hk[r] + hk + 2 * hrk
     den = np.where(den == 0.0, 1.0, den)
     gain = (mg[r] - mg) ** 2 / den
-    gain[r] = -np.inf
-    return r, int(np.argmax(gain))
+    gain[r] = -1.0               # below every gain (>= 0): never chosen
+    return r, _first_max(gain)
+
+
+def _first_max(a) -> int:
+    """Index of the first entry within ``_TIE_REL`` of the running best (``_best_pair``'s rule)."""
+    best = 0
+    for k in range(1, len(a)):
+        if a[k] > a[best] + _TIE_REL * (1.0 + abs(a[best])):
+            best = k
+    return best
 
 
 def multinomial_loss(F, y) -> float:
