@@ -56,9 +56,6 @@ class FittedModel:
     model's ``predict`` (its own tie rule included: LIBSVM's vote, the MLP's argmax).
     """
 
-    n_trees = 1
-    alpha = (1.0,)
-
     def __init__(self, model):
         self.model = model
 

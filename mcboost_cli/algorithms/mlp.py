@@ -177,7 +177,7 @@ class MLP(SklearnModel):
         self.n_iter_ = int(model.n_iter_)
         self.converged_ = self.n_iter_ < int(self.max_iter)
         layers = "-".join(map(str, (model.n_features_in_, *self.hidden_layer_sizes_,
-                                    self.n_classes_)))
+                                    model.n_outputs_)))
         state = "converged" if self.converged_ else "stopped at max_iter, not converged"
         return (f"MLPClassifier {layers} {self.activation} {self.solver}, "
                 f"{self.n_iter_} iterations ({state})")
