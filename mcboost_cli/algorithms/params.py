@@ -8,6 +8,7 @@ starts (errors name the key path, the bad value and the valid choices), and
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,8 +19,11 @@ from ..errors import UserError, quote
 class ParamSpec:
     """One hyper-parameter.
 
-    ``kind`` is "int", "float", "bool" or "choice"; ``low``/``high`` are inclusive bounds
-    (``low_open``/``high_open`` make them exclusive); ``choices`` for "choice". ``also``
+    ``kind`` is "int", "float", "bool", "choice" or "text"; ``low``/``high`` are inclusive
+    bounds (``low_open``/``high_open`` make them exclusive); ``choices`` for "choice". A
+    "text" parameter is a string in a small language of its own (the MLP's hidden layers,
+    "2d,4K"): ``parse`` reads it, raising ValueError with what is wrong, and ``syntax`` says
+    what is valid (both printed by the one-line error); the value kept is the string. ``also``
     lists values of an "int" or "float" parameter accepted outside the range: a value that
     switches a feature off, as AdaBoost.MH's ``max_leaves`` 0 (depth-wise trees) beside its
     range [2, 1024] (1 leaf is no tree).
@@ -41,12 +45,16 @@ class ParamSpec:
     choices: tuple = ()
     also: tuple = ()
     default_in_key: bool = True
+    parse: Callable[[str], Any] | None = None
+    syntax: str = ""
 
     def describe_range(self) -> str:
         if self.kind == "bool":
             return "true or false"
         if self.kind == "choice":
             return "one of " + ", ".join(map(str, self.choices))
+        if self.kind == "text":
+            return self.syntax
         lo = "-inf" if self.low is None else f"{self.low:g}"
         hi = "inf" if self.high is None else f"{self.high:g}"
         lb = "(" if self.low_open or self.low is None else "["
@@ -68,6 +76,15 @@ class ParamSpec:
         if self.kind == "choice":
             if value not in self.choices:
                 raise bad
+            return value
+        if self.kind == "text":
+            if not isinstance(value, str):
+                raise bad
+            try:
+                self.parse(value)
+            except ValueError as e:
+                raise UserError(f"{where}: {quote(value)} is not valid: {e}; expected "
+                                f"{self.syntax}") from None
             return value
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise bad

@@ -6,9 +6,17 @@ An algorithm class registers itself with ``@register``; it declares ``name``, ``
 ``tests/test_estimator_checks.py`` — a new algorithm gets those checks for free); it may
 add ``test_param_variants``, further small parameter sets the suite runs too (another weak
 learner of the same booster, e.g. AdaBoost.MH's best-first trees).
+
+An algorithm built on an optional library (the SVM and the neural net on scikit-learn) names
+it in ``requires``, triples (module, distribution, extra of pyproject.toml): its module
+imports without the library (``mcboost algorithms`` lists every algorithm), and
+``get_algorithm``, the way configs and cells reach a class, says in one line which extra to
+install.
 """
 
 from __future__ import annotations
+
+import importlib.util
 
 from ..errors import UserError, quote
 
@@ -49,7 +57,19 @@ def get_algorithm(name: str, where: str = "algorithm"):
     algos = all_algorithms()
     if name not in algos:
         raise UserError(f"{where}: unknown algorithm {quote(name)}; known: {', '.join(algos)}")
-    return algos[name]
+    cls = algos[name]
+    check_requirements(cls, where)
+    return cls
+
+
+def check_requirements(cls, where: str = "algorithm") -> None:
+    """Raise UserError, one line naming the extra to install, when a library that ``cls``
+    declares in ``requires`` is not importable."""
+    for module, distribution, extra in getattr(cls, "requires", ()):
+        if importlib.util.find_spec(module) is None:
+            raise UserError(f"{where}: {cls.name} needs {distribution}, an optional "
+                            f"dependency that is not installed; install the extra: "
+                            f"pip install -e '.[{extra}]'")
 
 
 def validate_params(cls, params: dict, where: str) -> dict:
