@@ -17,7 +17,7 @@ from ..algorithms.coherence import BINARY_LOSSES
 from ..algorithms.registry import get_algorithm, validate_params
 from .._yaml import read_yaml
 from ..errors import UserError, cut, quote
-from ..protocol.splits import PREDEFINED, PROTOCOLS, protocol_folds
+from ..protocol.splits import MULTI_FOLD, PREDEFINED, PROTOCOLS, protocol_folds
 
 TOP_KEYS = {
     "experiment": "name of the experiment (results go to results/<experiment>/)",
@@ -25,7 +25,8 @@ TOP_KEYS = {
     "datasets": "list of catalog dataset names",
     "protocol": f"one of {', '.join(PROTOCOLS)}, or a mapping with 'default' and dataset "
                 "names -> protocol",
-    "folds": "subset of the five_fold protocol's folds to run (default: all)",
+    "folds": "subset of the folds 0..4 of the five_fold and random_splits protocols to run "
+             "(default: all)",
     "seeds": "list of integer seeds (default: [0])",
     "noise_rates": "list of label-noise rates in [0, 1) (default: [0.0])",
     "timeout": "seconds per cell before it is stopped and marked timeout (default: none)",
@@ -102,7 +103,7 @@ LAYOUT_CHOICES = {
 }
 QUICK_KEYS = {
     "datasets": "subset of the config's datasets to run",
-    "folds": "subset of the five_fold protocol's folds",
+    "folds": "subset of the five_fold and random_splits protocols' folds",
     "max_rounds": "cap on every entry's n_rounds",
 }
 ALGO_KEYS = {
@@ -179,9 +180,10 @@ class TableSpec:
     layout: TableLayout = TableLayout()
 
     def folds_for(self, dataset: str, five_fold_folds: tuple[int, ...]) -> tuple[int, ...]:
-        """The folds of ``dataset``: the config's folds under five_fold, (0,) otherwise."""
+        """The folds of ``dataset``: the config's folds under five_fold and random_splits
+        (``MULTI_FOLD``), (0,) otherwise."""
         protocol = self.protocols[dataset]
-        return tuple(five_fold_folds) if protocol == "five_fold" else protocol_folds(protocol)
+        return tuple(five_fold_folds) if protocol in MULTI_FOLD else protocol_folds(protocol)
 
 
 @dataclass(frozen=True)
@@ -443,7 +445,7 @@ def _protocols(path, keypath, value, datasets, split_datasets, base) -> dict:
         if proto in PREDEFINED and d not in split_datasets:
             where = f"{keypath}.{d}" if d in value else f"{keypath}.default"
             raise _err(path, where, f"{quote(proto)} needs a predefined train/test split, and {d} "
-                                    "has none; use five_fold for it")
+                                    "has none; use five_fold or random_splits for it")
     return out
 
 
