@@ -45,11 +45,13 @@ FIGURE_KEYS = {
     "kind": "phase_curves (training and test error per round, Phase I / II marked), "
             "decision_regions (predicted classes over the plane of a 2-feature dataset at a "
             "few rounds, with the test error per round), error_curves (error per boosting "
-            "round of a few columns of one table on one dataset and fold) or loss_functions "
-            "(the coherence function and other losses of the margin y f(x); no cells)",
+            "round of a few columns of one table on one dataset and fold), bars (one table's test "
+            "error % as grouped bars, a group per dataset, ours beside the published) or "
+            "loss_functions (the coherence function and other losses of the margin y f(x); "
+            "no cells)",
     "title": "title above the figure",
     "table": "id of the table whose cells are drawn (phase_curves, decision_regions, "
-             "error_curves)",
+             "error_curves, bars)",
     "dataset": "dataset (one of the table's)",
     "fold": "fold number",
     "algorithm": "label of the two-phase booster's column",
@@ -64,12 +66,15 @@ FIGURE_KEYS = {
               + ", ".join(BINARY_LOSSES) + " (default: all)",
     "margin_range": "[low, high] of the margin axis y f(x) (loss_functions; default [-2, 2])",
 }
-FIGURE_KINDS = ("phase_curves", "decision_regions", "error_curves", "loss_functions")
+FIGURE_KINDS = ("phase_curves", "decision_regions", "error_curves", "loss_functions", "bars")
 # The keys each kind needs.
 FIGURE_REQUIRED = {"phase_curves": ("table", "dataset", "algorithm"),
                    "decision_regions": ("table", "dataset", "algorithm"),
                    "error_curves": ("table", "dataset", "algorithm"),
+                   "bars": ("table",),
                    "loss_functions": ()}
+# The keys a bars figure takes (it draws every column and dataset of its table).
+FIGURE_BARS_KEYS = ("id", "kind", "title", "table")
 # The keys a loss_functions figure takes (the last three are its own).
 FIGURE_LOSS_KEYS = ("id", "kind", "title", "temperatures", "losses", "margin_range")
 TABLE_KEYS = {
@@ -357,7 +362,7 @@ def validate_config(data: Any, path: str, text: str = "", *, known_datasets=None
         _check_selection(path, table, "algorithms" if "algorithms" in data
                          else f"tables[{i}].algorithms")
     quick = _quick(path, data.get("quick"), datasets, all_folds) if "quick" in data else None
-    figures = _figures(path, data.get("figures", []), tables, all_folds)
+    figures = _figures(path, data.get("figures", []), tables, all_folds, rates)
 
     config = ExperimentConfig(
         path=path, experiment=experiment, title=title, datasets=tuple(datasets),
@@ -533,7 +538,7 @@ def _check_selection(path, table: TableSpec, keypath: str):
                                         "predefined_holdout")
 
 
-def _figures(path, raw, tables, all_folds) -> list[FigureSpec]:
+def _figures(path, raw, tables, all_folds, noise_rates=(0.0,)) -> list[FigureSpec]:
     if not isinstance(raw, list):
         raise _err(path, "figures", f"{quote(raw)} is not valid; expected a list of figures with "
                                     "keys " + ", ".join(FIGURE_KEYS))
@@ -574,6 +579,9 @@ def _figures(path, raw, tables, all_folds) -> list[FigureSpec]:
         if table is None:
             raise _err(path, f"{where}.table", f"{quote(f['table'])} is not valid; expected one of "
                                                + ", ".join(t.id for t in tables))
+        if f["kind"] == "bars":
+            out.append(_bars_figure(path, where, f, noise_rates))
+            continue
         if f["dataset"] not in table.datasets:
             raise _err(path, f"{where}.dataset", f"{quote(f['dataset'])} is not valid; "
                                                  f"expected one of {', '.join(table.datasets)}")
@@ -594,6 +602,19 @@ def _figures(path, raw, tables, all_folds) -> list[FigureSpec]:
                               f["dataset"], int(fold), f["algorithm"], tuple(compare),
                               rounds, parts))
     return out
+
+
+def _bars_figure(path, where, f, noise_rates) -> FigureSpec:
+    """A bars figure: its keys checked (the table was checked by the caller)."""
+    for key in f:
+        if key not in FIGURE_BARS_KEYS:
+            raise _err(path, f"{where}.{key}", "is not valid for kind bars (it draws every "
+                       f"dataset and column of its table; its keys: {', '.join(FIGURE_BARS_KEYS)}"
+                       "); remove it")
+    if 0.0 not in noise_rates:
+        raise _err(path, f"{where}.kind", "bars draws the test errors at noise rate 0, and "
+                                          "noise_rates lacks 0.0; add it to noise_rates")
+    return FigureSpec(f["id"], "bars", str(f.get("title", f["id"])), f["table"], "", 0, "")
 
 
 def _loss_functions_figure(path, where, f) -> FigureSpec:
