@@ -120,3 +120,26 @@ def test_config_errors_are_one_line(change, message):
     with pytest.raises(UserError) as e:
         validate_config({**BASE, **change}, "c.yaml")
     assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def test_exported_splits_are_the_splits_run(tmp_path):
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from mcboost_cli.protocol.export import export_splits
+    y = np.arange(30) % 3
+    ds = SimpleNamespace(n_samples=30, test_mask=None, y=y, classes=["a", "b", "c"],
+                         n_classes=3)
+    config = SimpleNamespace(datasets=("d",), seeds=(4,), folds=(0, 2), noise_rates=(0.0, 0.2),
+                             tables=(SimpleNamespace(protocols={"d": "random_splits"}),))
+    written = export_splits(config, {"d": ds}, tmp_path)
+    assert sorted(p.name for p in written) == ["random_splits.csv",
+                                               "random_splits_fold0_noise0.2.csv",
+                                               "random_splits_fold2_noise0.2.csv"]
+    table = pd.read_csv(tmp_path / "d" / "seed4" / "random_splits.csv")
+    for fold in range(5):
+        s = random_split(30, "d", 4, fold)
+        for part in ("train", "valid", "test"):
+            assert np.array_equal(np.flatnonzero(table[f"fold{fold}"] == part),
+                                  getattr(s, part))
