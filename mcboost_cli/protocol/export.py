@@ -3,9 +3,14 @@
 Layout under the chosen folder::
 
     <dataset>/seed<s>/parts.csv                      row,part          (five_fold: part 0..4)
+    <dataset>/seed<s>/random_splits.csv              row,fold0..fold4  (random_splits: the
+                                                                        row's part, train /
+                                                                        valid / test, in
+                                                                        each of the 5 splits)
     <dataset>/seed<s>/<protocol>.csv                 row,part          (predefined protocols:
                                                                         train / valid / test)
     <dataset>/seed<s>/fold<i>_noise<rate>.csv        row,label,noisy_label  (flipped rows only;
+                                                     random_splits_fold<i>_noise<rate>.csv,
                                                      <protocol>_noise<rate>.csv for the
                                                      predefined protocols)
 
@@ -20,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .noise import noisy_labels
-from .splits import five_fold_parts, make_split
+from .splits import N_PARTS, five_fold_parts, make_split
 
 
 def export_splits(config, datasets: dict, out_dir) -> list[Path]:
@@ -45,13 +50,20 @@ def _export_protocol(config, ds, name, seed, protocol, d: Path) -> list[Path]:
         pd.DataFrame({"row": np.arange(ds.n_samples), "part": parts}).to_csv(p, index=False)
         written.append(p)
         folds = config.folds
+    elif protocol == "random_splits":
+        table = {"row": np.arange(ds.n_samples)}
+        for fold in range(N_PARTS):
+            table[f"fold{fold}"] = _part_names(
+                make_split(protocol, ds.n_samples, name, seed, fold, ds.test_mask), ds.n_samples)
+        p = d / f"{protocol}.csv"
+        pd.DataFrame(table).to_csv(p, index=False)
+        written.append(p)
+        folds = config.folds
     else:
         split = make_split(protocol, ds.n_samples, name, seed, 0, ds.test_mask)
-        part = np.empty(ds.n_samples, dtype=object)
-        for which in ("train", "valid", "test"):
-            part[getattr(split, which)] = which
         p = d / f"{protocol}.csv"
-        pd.DataFrame({"row": np.arange(ds.n_samples), "part": part}).to_csv(p, index=False)
+        pd.DataFrame({"row": np.arange(ds.n_samples),
+                      "part": _part_names(split, ds.n_samples)}).to_csv(p, index=False)
         written.append(p)
         folds = (0,)
     classes = np.asarray(ds.classes, dtype=object)
@@ -63,10 +75,19 @@ def _export_protocol(config, ds, name, seed, protocol, d: Path) -> list[Path]:
                 continue
             y_noisy, flipped = noisy_labels(ds.y, trval, rate, ds.n_classes,
                                             dataset=name, seed=seed, fold=fold)
-            stem = f"fold{fold}" if protocol == "five_fold" else protocol
+            stem = {"five_fold": f"fold{fold}",
+                    "random_splits": f"random_splits_fold{fold}"}.get(protocol, protocol)
             p = d / f"{stem}_noise{rate:g}.csv"
             pd.DataFrame({"row": flipped, "label": classes[ds.y[flipped]],
                           "noisy_label": classes[y_noisy[flipped]]}).to_csv(
                 p, index=False)
             written.append(p)
     return written
+
+
+def _part_names(split, n_samples: int) -> np.ndarray:
+    """train / valid / test of every row under ``split``."""
+    part = np.empty(n_samples, dtype=object)
+    for which in ("train", "valid", "test"):
+        part[getattr(split, which)] = which
+    return part

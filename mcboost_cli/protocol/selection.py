@@ -30,10 +30,12 @@ The rules
       ensemble after the last round the fit kept (``n_rounds_``: the round budget, or fewer
       when the algorithm terminated on its own, e.g. AdaBoost.M1 at a weighted error of 1/2)
       is reported. Rule name "last round (no validation part)".
-   c. *Early stopping on validation* (every other fit, protocols ``five_fold`` and
-      ``predefined_holdout``): the round whose ensemble has the lowest validation 0-1 error,
-      the earliest such round on ties (the smallest ensemble; ``select_round``). Rule name
-      "validation early stopping".
+   c. *Early stopping on validation* (every other fit, protocols ``five_fold``,
+      ``random_splits`` and ``predefined_holdout``): the round whose ensemble has the lowest
+      validation 0-1 error, the earliest such round on ties (the smallest ensemble;
+      ``select_round``). Rule name "validation early stopping". Under ``random_splits`` (the
+      REBEL paper: 25% "for validation (i.e. for setting hyperparameters where needed)") the
+      validation part chooses the round and the grid point as under ``five_fold``.
 
    A fit that kept no round at all (no weak learner accepted) has no ensemble:
    ``run_cell`` stores it as done with round 0 and no errors ("no fit"), before any of

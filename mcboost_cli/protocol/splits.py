@@ -6,6 +6,15 @@ row). Fold i tests on part i, validates on part (i + 1) mod 5 and trains on the 
 so over the five folds every row is tested exactly once. A predefined train/test split of the
 catalog is ignored: all rows are pooled.
 
+``random_splits`` (the REBEL paper's protocol, sec. 7, "the same experimental setup as in
+(Shen et al., 2014)"): "five random splits are generated, with 50% of the samples for
+training, 25% for validation ... and the remaining 25% for testing". Fold i (0..4) is the i-th
+split: the rows are shuffled with a seed derived from (dataset, seed, fold) alone, the first
+``n // 4`` form the test part, the next ``n // 4`` the validation part and the rest (half the
+rows plus the 0-3 left over by the rounding) train. The splits are independent draws, so a row
+may be tested in several folds or in none; they are not stratified. A predefined train/test
+split of the catalog is ignored: all rows are pooled, as under ``five_fold``.
+
 ``predefined`` (the papers' "datasets which come with pre-specified training and testing
 sets are evaluated by the test error"): one fold (0); the catalog's training rows train, its
 test rows test, and there is **no validation part** — nothing is early-stopped or selected
@@ -26,7 +35,9 @@ import numpy as np
 from .seeding import rng_for
 
 N_PARTS = 5
-PROTOCOLS = ("five_fold", "predefined", "predefined_holdout")
+PROTOCOLS = ("five_fold", "random_splits", "predefined", "predefined_holdout")
+# Protocols of N_PARTS folds over the pooled rows (a config's ``folds`` choose among them).
+MULTI_FOLD = ("five_fold", "random_splits")
 # Protocols that use the catalog's predefined train/test split (the dataset must have one).
 PREDEFINED = ("predefined", "predefined_holdout")
 HOLDOUT_FRACTION = 0.25
@@ -64,6 +75,21 @@ def five_fold_split(parts: np.ndarray, fold: int) -> Split:
     )
 
 
+def random_split(n_samples: int, dataset: str, seed: int, fold: int) -> Split:
+    """Split ``fold`` of the REBEL paper's five: 25% test, 25% validation, 50% train.
+
+    A pure function of (n_samples, dataset, seed, fold): the permutation is seeded by those
+    names (``rng_for``), not by the other folds or datasets. Test and validation get
+    ``n_samples // 4`` rows each, training the rest (at least half the rows).
+    """
+    if not 0 <= fold < N_PARTS:
+        raise ValueError(f"fold must be in 0..{N_PARTS - 1}, got {fold}")
+    perm = rng_for("random_splits", dataset, "seed", seed, "fold", fold).permutation(n_samples)
+    quarter = n_samples // 4
+    return Split(train=np.sort(perm[2 * quarter:]), valid=np.sort(perm[quarter:2 * quarter]),
+                 test=np.sort(perm[:quarter]))
+
+
 def predefined_split(test_mask: np.ndarray, dataset: str, seed: int, holdout: bool) -> Split:
     """The catalog's train/test split; with ``holdout``, a seeded quarter of the training rows
     (``round(HOLDOUT_FRACTION * n_train)``, chosen as a pure function of (dataset, seed))
@@ -83,6 +109,8 @@ def make_split(protocol: str, n_samples: int, dataset: str, seed: int, fold: int
     """The parts of fold ``fold``; the predefined protocols need the catalog's ``test_mask``."""
     if protocol == "five_fold":
         return five_fold_split(five_fold_parts(n_samples, dataset, seed), fold)
+    if protocol == "random_splits":
+        return random_split(n_samples, dataset, seed, fold)
     if protocol in PREDEFINED:
         if test_mask is None:
             raise ValueError(f"protocol {protocol!r} needs a dataset with a predefined "
@@ -94,7 +122,8 @@ def make_split(protocol: str, n_samples: int, dataset: str, seed: int, fold: int
 
 
 def protocol_folds(protocol: str) -> tuple[int, ...]:
-    if protocol == "five_fold":
+    """Every fold of ``protocol``: 0..4 for the pooled protocols, (0,) for the predefined."""
+    if protocol in MULTI_FOLD:
         return tuple(range(N_PARTS))
     if protocol in PREDEFINED:
         return (0,)

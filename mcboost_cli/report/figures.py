@@ -16,16 +16,24 @@ Map of the module
 ``error_curves``        the coherence paper's Figure 3 (and REBEL's Figure 6): training and/or
                         test error per boosting round of a few columns of one table on one
                         dataset and fold, a panel per part, a line per column
+``bars``                the REBEL paper's Figure 8: a grouped bar chart of one table's test
+                        error % (mean over folds and seeds), a group per dataset, a bar per
+                        column, the published bar (lighter, hatched) beside ours where the
+                        table names published numbers; what was not run is drawn absent
+                        with a mark. Drawn from the table's selected cells (the numbers of
+                        its table, ``report.tables.summarize``), not from curves
 ``loss_functions``      the coherence paper's Figures 1-2: the binary coherence function at a
                         few temperatures beside the 0-1, hinge, logit and exponential losses,
                         as functions of the margin y f(x). Drawn from the functions of
                         ``algorithms.coherence``, not from cells, so always drawn
 
 Presentation never refits a model (``loss_functions`` draws no model at all): a figure of
-cells shows the per-round curves its cells stored when they ran. The curves are those of the grid point that validation selected on that fold (the
+cells shows the per-round curves its cells stored when they ran (``bars``: the errors they
+stored, selected as the table selects them). The curves are those of the grid point that validation selected on that fold (the
 one the table reports). A figure is drawn only when the store has every cell it shows, each of
 a complete grid on that fold (the selection is made over the store and the committed
-``cells.csv`` together), and each with its stored curves; otherwise its files are left as they
+``cells.csv`` together), and each with its stored curves (``bars``: every cell of its table
+on every fold and seed, at noise rate 0, except datasets that could not be had); otherwise its files are left as they
 are, so a narrowed or partial run never replaces a figure by one with fewer or other curves.
 
 Why a figure is not drawn is logged on this module's logger: a warning when a selected cell is
@@ -62,6 +70,8 @@ def write_figures(config, planned, store, out_dir: Path, results=None) -> list[P
             paths += decision_regions(config, fig, planned, store, out_dir, results)
         elif fig.kind == "error_curves":
             paths += error_curves(config, fig, planned, store, out_dir, results)
+        elif fig.kind == "bars":
+            paths += bars(config, fig, planned, store, out_dir, results)
         elif fig.kind == "loss_functions":
             paths += loss_functions(fig, out_dir)
     return paths
@@ -253,6 +263,148 @@ def _save(plt, fig_, fig, out_dir: Path, frame: pd.DataFrame) -> list[Path]:
     plt.close(fig_)
     frame.to_csv(paths[2], index=False, float_format="%.9g")
     return paths
+
+
+# What a bars figure's CSV says of our number where it has none (``ours_status``).
+BARS_OURS_STATUS = {
+    "ok": "our mean over the table's folds and seeds",
+    "no fit": "every fold's fit kept no round (no classifier)",
+    "dataset not run": "the dataset's data could not be had (the note under the tables says "
+                       "why)",
+    "column not run": "a column of the published table that our table does not have",
+}
+BARS_COLUMNS = ["dataset", "algorithm", "ours_error_percent", "ours_std", "ours_n",
+                "ours_status", "published_error_percent", "published_printed",
+                "published_confidence", "published_status"]
+
+
+def bars(config, fig, planned, store, out_dir: Path, results=None) -> list[Path]:
+    """The REBEL paper's Figure 8: test error % of one table as grouped bars.
+
+    A group per dataset of the table (in its order), a bar per column: the table's columns in
+    its order, then the columns of its published table that it lacks (drawn with the
+    published bar only). Our bar is the table's number at noise rate 0 (the mean over folds
+    and seeds of the selected fits, ``report.tables.summarize``), in the column's colour;
+    beside it, where the table names published numbers (``published:``), the paper's bar in
+    a lighter shade, hatched, its confidence flag (``~`` medium, ``?`` low) above it. Where
+    we have no number (the dataset could not be had, the column is the paper's only, or no
+    fold kept a round) a ``×`` stands on the axis in the bar's place.
+
+    Drawn only when every cell of the table is done at noise rate 0 with its whole grid, on
+    every planned fold and seed (datasets in ``config.not_run`` excepted: they are drawn as
+    not run); otherwise nothing is written and the reason is logged. The CSV holds the
+    plotted numbers, a row per (dataset, column): ``BARS_COLUMNS``, with ``ours_status`` one
+    of ``BARS_OURS_STATUS`` and ``published_status`` the published cell's status
+    (``not_in_paper`` without one; empty without published numbers). Returns the written
+    paths.
+    """
+    from .tables import _published, summarize
+    ti = next((i for i, t in enumerate(config.tables) if t.id == fig.table), None)
+    if ti is None:
+        log.info("figure %s is not drawn: table %s is not in this plan; its files are left "
+                 "as they are", fig.id, fig.table)
+        return []
+    table = config.tables[ti]
+    if 0.0 not in config.noise_rates:
+        log.info("figure %s is not drawn: it shows noise rate 0, which this report lacks; its "
+                 "files are left as they are", fig.id)
+        return []
+    not_run = set(getattr(config, "not_run", ()))
+    keys = [pc.cell.key for pc in planned if pc.table_index == ti]
+    frame = store.frame(keys=keys) if results is None else \
+        results[results["key"].isin(set(keys))]
+    summary = summarize(config, planned, frame)
+    summary = summary[(summary["table"] == table.id) & (summary["noise_rate"] == 0.0)]
+    ours = {(r["dataset"], r["algorithm"]): r for _, r in summary.iterrows()}
+    incomplete = [f"{d}/{e.label}" for d in table.datasets if d not in not_run
+                  for e in table.algorithms if not ours[(d, e.label)]["complete"]]
+    if incomplete:
+        log.info("figure %s is not drawn: %d cells of table %s are not all done (%s); its "
+                 "files are left as they are", fig.id, len(incomplete), table.id,
+                 ", ".join(incomplete[:5]) + (", ..." if len(incomplete) > 5 else ""))
+        return []
+    published = _published(table)
+    labels = [e.label for e in table.algorithms]
+    if published is not None:
+        labels += [a for a in published.algorithms if a not in labels]
+    rows = []
+    for d in table.datasets:
+        for label in labels:
+            r = ours.get((d, label))
+            if r is None:
+                status, mean, std, n = "column not run", np.nan, np.nan, 0
+            elif d in not_run:
+                status, mean, std, n = "dataset not run", np.nan, np.nan, 0
+            else:
+                mean, std, n = float(r["mean"]), float(r["std"]), int(r["n"])
+                status = "no fit" if np.isnan(mean) else "ok"
+            row = {"dataset": d, "algorithm": label, "ours_error_percent": mean,
+                   "ours_std": std, "ours_n": n, "ours_status": status,
+                   "published_error_percent": np.nan, "published_printed": "",
+                   "published_confidence": "", "published_status": ""}
+            if published is not None:
+                cell = published.cell(d, 0.0, label)
+                row.update(published_error_percent=published.error_mean(cell),
+                           published_printed=(cell.printed or "") if cell else "",
+                           published_confidence=cell.confidence if cell else "",
+                           published_status=(cell.status if cell
+                                             else published.absent_status(d, 0.0, label)))
+            rows.append(row)
+    frame = pd.DataFrame(rows, columns=BARS_COLUMNS)
+
+    plt = _pyplot()
+    n_bars = len(labels) * (2 if published is not None else 1)
+    width = 0.84 / n_bars
+    fig_, ax = plt.subplots(figsize=(min(20.0, 2.0 + len(table.datasets) * n_bars * 0.2),
+                                     4.6), constrained_layout=True)
+    top = np.nanmax(frame[["ours_error_percent", "published_error_percent"]].to_numpy(float),
+                    initial=1.0)
+    mark_y = 0.015 * top          # where a × stands: on the axis, above the baseline
+    for g, d in enumerate(table.datasets):
+        part = frame[frame["dataset"] == d]
+        for j, (_, r) in enumerate(part.iterrows()):
+            colour = f"C{j % 10}"
+            x = g + (j * (2 if published is not None else 1) + 0.5) * width - 0.42
+            if r["ours_status"] == "ok":
+                ax.bar(x, r["ours_error_percent"], width, color=colour,
+                       label=r["algorithm"] if g == 0 else None)
+            else:
+                ax.bar(x, 0.0, width, color=colour, label=r["algorithm"] if g == 0 else None)
+                ax.plot(x, mark_y, marker="x", color="k", ms=5, mew=1.2, ls="none")
+            if published is None:
+                continue
+            xp = x + width
+            if np.isnan(r["published_error_percent"]):
+                ax.plot(xp, mark_y, marker="x", color="0.55", ms=5, mew=1.2, ls="none")
+                continue
+            ax.bar(xp, r["published_error_percent"], width, color=colour, alpha=0.4,
+                   hatch="////", edgecolor=colour, lw=0.0)
+            flag = {"medium": "~", "low": "?"}.get(r["published_confidence"], "")
+            if flag:
+                ax.text(xp, r["published_error_percent"], flag, ha="center", va="bottom",
+                        fontsize=7)
+    names = published.dataset_names if published is not None else {}
+    ax.set_xticks(range(len(table.datasets)))
+    ax.set_xticklabels([f"{d}\n({names[d]})" if d in names and names[d].lower() != d else d
+                        for d in table.datasets], fontsize=8)
+    ax.set_xlim(-0.5, len(table.datasets) - 0.5)
+    ax.set_ylabel("test error (%)")
+    ax.grid(True, axis="y", color="0.9", lw=0.6)
+    ax.set_axisbelow(True)
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    handles, texts = ax.get_legend_handles_labels()
+    handles.append(Line2D([], [], marker="x", color="k", ls="none", mew=1.2))
+    texts.append("not run / no result")
+    if published is not None:
+        handles.insert(0, Patch(facecolor="0.5", alpha=0.4, hatch="////", edgecolor="0.5"))
+        texts.insert(0, f"published ({published.ref}; ~ medium, ? low confidence)")
+        handles.insert(0, Patch(facecolor="0.5"))
+        texts.insert(0, "ours (left bar)")
+    ax.legend(handles, texts, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    title = fig.title + ("\nQUICK (reduced budget)" if config.is_quick else "")
+    ax.set_title(title, fontsize=9)
+    return _save(plt, fig_, fig, out_dir, frame)
 
 
 # Points of the margin axis of a loss_functions figure (odd, so a symmetric range has z = 0).

@@ -78,7 +78,9 @@ def heading(config, table, rate) -> str:
     rows."""
     layout = table.layout
     folds = sorted({len(table.folds_for(d, config.folds)) for d in table.datasets})
-    fold_text = " or ".join(map(str, folds)) + (" fold" if folds == [1] else " folds")
+    # The REBEL paper's protocol draws its folds as independent random splits.
+    unit = "split" if set(table.protocols.values()) == {"random_splits"} else "fold"
+    fold_text = " or ".join(map(str, folds)) + (f" {unit}" if folds == [1] else f" {unit}s")
     what = "mean (std)" if layout.spread == "std" else "mean"
     text = (f"{table.title} — {MEASURE_NAMES[layout.measure]} {what} over {fold_text}"
             + (f" × {len(config.seeds)} seeds" if len(config.seeds) > 1 else ""))

@@ -17,7 +17,7 @@ from ..algorithms.coherence import BINARY_LOSSES
 from ..algorithms.registry import get_algorithm, validate_params
 from .._yaml import read_yaml
 from ..errors import UserError, cut, quote
-from ..protocol.splits import PREDEFINED, PROTOCOLS, protocol_folds
+from ..protocol.splits import MULTI_FOLD, PREDEFINED, PROTOCOLS, protocol_folds
 
 TOP_KEYS = {
     "experiment": "name of the experiment (results go to results/<experiment>/)",
@@ -25,7 +25,8 @@ TOP_KEYS = {
     "datasets": "list of catalog dataset names",
     "protocol": f"one of {', '.join(PROTOCOLS)}, or a mapping with 'default' and dataset "
                 "names -> protocol",
-    "folds": "subset of the five_fold protocol's folds to run (default: all)",
+    "folds": "subset of the folds 0..4 of the five_fold and random_splits protocols to run "
+             "(default: all)",
     "seeds": "list of integer seeds (default: [0])",
     "noise_rates": "list of label-noise rates in [0, 1) (default: [0.0])",
     "timeout": "seconds per cell before it is stopped and marked timeout (default: none)",
@@ -44,11 +45,13 @@ FIGURE_KEYS = {
     "kind": "phase_curves (training and test error per round, Phase I / II marked), "
             "decision_regions (predicted classes over the plane of a 2-feature dataset at a "
             "few rounds, with the test error per round), error_curves (error per boosting "
-            "round of a few columns of one table on one dataset and fold) or loss_functions "
-            "(the coherence function and other losses of the margin y f(x); no cells)",
+            "round of a few columns of one table on one dataset and fold), bars (one table's test "
+            "error % as grouped bars, a group per dataset, ours beside the published) or "
+            "loss_functions (the coherence function and other losses of the margin y f(x); "
+            "no cells)",
     "title": "title above the figure",
     "table": "id of the table whose cells are drawn (phase_curves, decision_regions, "
-             "error_curves)",
+             "error_curves, bars)",
     "dataset": "dataset (one of the table's)",
     "fold": "fold number",
     "algorithm": "label of the two-phase booster's column",
@@ -63,12 +66,15 @@ FIGURE_KEYS = {
               + ", ".join(BINARY_LOSSES) + " (default: all)",
     "margin_range": "[low, high] of the margin axis y f(x) (loss_functions; default [-2, 2])",
 }
-FIGURE_KINDS = ("phase_curves", "decision_regions", "error_curves", "loss_functions")
+FIGURE_KINDS = ("phase_curves", "decision_regions", "error_curves", "loss_functions", "bars")
 # The keys each kind needs.
 FIGURE_REQUIRED = {"phase_curves": ("table", "dataset", "algorithm"),
                    "decision_regions": ("table", "dataset", "algorithm"),
                    "error_curves": ("table", "dataset", "algorithm"),
+                   "bars": ("table",),
                    "loss_functions": ()}
+# The keys a bars figure takes (it draws every column and dataset of its table).
+FIGURE_BARS_KEYS = ("id", "kind", "title", "table")
 # The keys a loss_functions figure takes (the last three are its own).
 FIGURE_LOSS_KEYS = ("id", "kind", "title", "temperatures", "losses", "margin_range")
 TABLE_KEYS = {
@@ -102,7 +108,7 @@ LAYOUT_CHOICES = {
 }
 QUICK_KEYS = {
     "datasets": "subset of the config's datasets to run",
-    "folds": "subset of the five_fold protocol's folds",
+    "folds": "subset of the five_fold and random_splits protocols' folds",
     "max_rounds": "cap on every entry's n_rounds",
 }
 ALGO_KEYS = {
@@ -179,9 +185,10 @@ class TableSpec:
     layout: TableLayout = TableLayout()
 
     def folds_for(self, dataset: str, five_fold_folds: tuple[int, ...]) -> tuple[int, ...]:
-        """The folds of ``dataset``: the config's folds under five_fold, (0,) otherwise."""
+        """The folds of ``dataset``: the config's folds under five_fold and random_splits
+        (``MULTI_FOLD``), (0,) otherwise."""
         protocol = self.protocols[dataset]
-        return tuple(five_fold_folds) if protocol == "five_fold" else protocol_folds(protocol)
+        return tuple(five_fold_folds) if protocol in MULTI_FOLD else protocol_folds(protocol)
 
 
 @dataclass(frozen=True)
@@ -355,7 +362,7 @@ def validate_config(data: Any, path: str, text: str = "", *, known_datasets=None
         _check_selection(path, table, "algorithms" if "algorithms" in data
                          else f"tables[{i}].algorithms")
     quick = _quick(path, data.get("quick"), datasets, all_folds) if "quick" in data else None
-    figures = _figures(path, data.get("figures", []), tables, all_folds)
+    figures = _figures(path, data.get("figures", []), tables, all_folds, rates)
 
     config = ExperimentConfig(
         path=path, experiment=experiment, title=title, datasets=tuple(datasets),
@@ -443,7 +450,7 @@ def _protocols(path, keypath, value, datasets, split_datasets, base) -> dict:
         if proto in PREDEFINED and d not in split_datasets:
             where = f"{keypath}.{d}" if d in value else f"{keypath}.default"
             raise _err(path, where, f"{quote(proto)} needs a predefined train/test split, and {d} "
-                                    "has none; use five_fold for it")
+                                    "has none; use five_fold or random_splits for it")
     return out
 
 
@@ -531,7 +538,7 @@ def _check_selection(path, table: TableSpec, keypath: str):
                                         "predefined_holdout")
 
 
-def _figures(path, raw, tables, all_folds) -> list[FigureSpec]:
+def _figures(path, raw, tables, all_folds, noise_rates=(0.0,)) -> list[FigureSpec]:
     if not isinstance(raw, list):
         raise _err(path, "figures", f"{quote(raw)} is not valid; expected a list of figures with "
                                     "keys " + ", ".join(FIGURE_KEYS))
@@ -572,6 +579,9 @@ def _figures(path, raw, tables, all_folds) -> list[FigureSpec]:
         if table is None:
             raise _err(path, f"{where}.table", f"{quote(f['table'])} is not valid; expected one of "
                                                + ", ".join(t.id for t in tables))
+        if f["kind"] == "bars":
+            out.append(_bars_figure(path, where, f, noise_rates))
+            continue
         if f["dataset"] not in table.datasets:
             raise _err(path, f"{where}.dataset", f"{quote(f['dataset'])} is not valid; "
                                                  f"expected one of {', '.join(table.datasets)}")
@@ -592,6 +602,19 @@ def _figures(path, raw, tables, all_folds) -> list[FigureSpec]:
                               f["dataset"], int(fold), f["algorithm"], tuple(compare),
                               rounds, parts))
     return out
+
+
+def _bars_figure(path, where, f, noise_rates) -> FigureSpec:
+    """A bars figure: its keys checked (the table was checked by the caller)."""
+    for key in f:
+        if key not in FIGURE_BARS_KEYS:
+            raise _err(path, f"{where}.{key}", "is not valid for kind bars (it draws every "
+                       f"dataset and column of its table; its keys: {', '.join(FIGURE_BARS_KEYS)}"
+                       "); remove it")
+    if 0.0 not in noise_rates:
+        raise _err(path, f"{where}.kind", "bars draws the test errors at noise rate 0, and "
+                                          "noise_rates lacks 0.0; add it to noise_rates")
+    return FigureSpec(f["id"], "bars", str(f.get("title", f["id"])), f["table"], "", 0, "")
 
 
 def _loss_functions_figure(path, where, f) -> FigureSpec:

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UserError
+from ..protocol.splits import MULTI_FOLD
 from .checkpoint import EVERY_SECONDS
 from .config import ExperimentConfig
 
@@ -258,11 +259,13 @@ def _load_datasets(config, mirror, offline, log: Log):
         config = narrow(config, [d for d in config.datasets if d in datasets])
         config = replace(config, notes=config.notes + tuple(
             f"Not run: {name} (data unavailable here: {why})" for name, why in missing.items()))
-    pooled = {d for t in config.tables for d, p in t.protocols.items() if p == "five_fold"}
-    for name, ds in datasets.items():
-        if ds.test_mask is not None and name in pooled:
-            log(f"note: {name} has a predefined train/test split; protocol five_fold "
-                f"pools its {ds.n_samples} rows into 5 random parts")
+    pooled = {(d, p) for t in config.tables for d, p in t.protocols.items() if p in MULTI_FOLD}
+    for name, protocol in sorted(pooled):
+        ds = datasets.get(name)
+        if ds is not None and ds.test_mask is not None:
+            log(f"note: {name} has a predefined train/test split; protocol {protocol} "
+                f"pools its {ds.n_samples} rows into "
+                + ("5 random parts" if protocol == "five_fold" else "5 random 50/25/25 splits"))
     return config, datasets
 
 
