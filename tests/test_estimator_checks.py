@@ -113,7 +113,8 @@ def test_prebinned_input_gives_the_same_model(algo):
     X, y = _data(4, algo=algo)
     mapper = BinMapper().fit(X)
     a = algo(**algo.test_params).fit(X, y)
-    b = algo(**algo.test_params).fit(Binned(mapper.transform(X), mapper), y)
+    # The runner's folds carry the raw values beside the codes (for similarity learners).
+    b = algo(**algo.test_params).fit(Binned(mapper.transform(X), mapper, raw=X), y)
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
 
 
@@ -163,6 +164,9 @@ def _fitted_state(est):
         if k.endswith("_") and not k.startswith("_") and k not in ("bin_mapper_", "forest_"):
             out[k] = v
     f = est.forest_
+    if hasattr(f, "state_arrays"):       # an ensemble of other learners than trees (REBEL)
+        out["forest"] = f.state_arrays()
+        return out
     n = f.n_nodes_total
     out["forest"] = (f.feature[:n], f.threshold[:n], f.left[:n], f.leaf_label[:n],
                      f.leaf_value[:n] if f.leaf_value.shape[0] > 1 else f.leaf_value,
