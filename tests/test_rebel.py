@@ -108,6 +108,29 @@ def test_kernels_equal_their_naive_twins(seed):
     assert total == pytest.approx(ntotal, rel=1e-12)
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_binarization_is_the_sign_of_the_top_eigenvector_of_the_n_by_n_matrix(seed):
+    """Sec. 4: b_n = sign(v1_n), v1 the top eigenvector of U^T U (N x N); computed from the
+    K x K matrix U U^T. Eigenvectors have no sign: the two agree up to one global flip."""
+    rng = np.random.default_rng(seed)
+    n, K = 45, 4
+    w, _, Y = _weights(rng, n, K)
+    V, W = w * Y, w.sum(axis=0)
+    v, b = np.empty(n), np.empty(n, bool)
+    sim.binarize(V, W, v, b)
+    v1, nb = sim.naive_binarize(V, W)
+    np.testing.assert_allclose(np.abs(v / np.linalg.norm(v)), np.abs(v1), atol=1e-9)
+    assert np.array_equal(b, nb) or np.array_equal(b, ~nb)
+    # Eq. 8-9: v1 is the direction f of largest f^T (U^T U) f, at least tr(U^T U)/K.
+    U = (V / np.sqrt(n * W)[None, :]).T
+    top = v1 @ (U.T @ U) @ v1
+    assert top >= np.trace(U.T @ U) / K - 1e-15
+    for _ in range(20):
+        f = rng.normal(size=n)
+        f /= np.linalg.norm(f)
+        assert f @ (U.T @ U) @ f <= top + 1e-15
+
+
 # -- the closed-form vector (eq. 5) --------------------------------------------------------------
 
 

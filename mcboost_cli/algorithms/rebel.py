@@ -52,8 +52,8 @@ import numpy as np
 from .._dtypes import WEIGHT_DTYPE
 from ..learners.binning import Binned, BinMapper
 from ..learners.similarity import (KIND_CONSTANT, KIND_ONE_POINT, KIND_STUMP, KIND_TWO_POINT,
-                                   RebelEnsemble, accumulate, best_stump, class_moments,
-                                   isolation_losses, loss_of_moments,
+                                   RebelEnsemble, accumulate, best_stump, binarize,
+                                   class_moments, isolation_losses, loss_of_moments,
                                    one_point_outputs_from_distances, squared_distances,
                                    stump_histogram, two_point_search)
 from .base import BaseBoosting, RoundOutcome
@@ -110,7 +110,7 @@ class REBEL(BaseBoosting):
     test_params = {"n_rounds": 15, "weak_learner": "localized"}
     test_param_variants = ({"n_rounds": 15, "weak_learner": "isolated"},
                            {"n_rounds": 15, "weak_learner": "stump"})
-    _scratch_attrs = ("_ws", "_Y", "_V", "_U", "_v", "_f", "_G", "_iso", "_dist", "_alive",
+    _scratch_attrs = ("_ws", "_Y", "_V", "_b", "_v", "_f", "_G", "_iso", "_dist", "_alive",
                       "_hist", "_below", "_mid", "_half")
 
     def __init__(self, n_rounds=100, weak_learner="localized", stop_below_one_over_n=False,
@@ -168,8 +168,8 @@ class REBEL(BaseBoosting):
         self._f = np.empty(n, np.float64)
         self._G = np.empty(K, np.float64)
         if self._uses_values():
-            self._U = np.empty((n, K), np.float64)
             self._v = np.empty(n, np.float64)
+            self._b = np.empty(n, np.bool_)
             self._iso = np.empty(n, np.float64)
             self._dist = np.empty(n, np.float64)
             self._alive = np.empty(n, np.bool_)
@@ -181,6 +181,7 @@ class REBEL(BaseBoosting):
 
     def _free_state(self):
         self.train_log_loss_ = self.train_log_loss_[:self.n_rounds_].copy()
+        self.forest_.compact()
         for name in self._scratch_attrs + ("_w",):
             if hasattr(self, name):
                 delattr(self, name)
@@ -255,13 +256,9 @@ class REBEL(BaseBoosting):
             best = (iso[0], KIND_ONE_POINT, {"tau": iso[1], "center": X[i]})
         if self.weak_learner == "isolated":
             return best
-        # Step 1: binarize by the sign of the top eigenvector v1 of U^T U (eqs. 7-8),
-        # computed from the K x K matrix U U^T (same non-zero spectrum): v1 = U^T e1.
-        U = self._U
-        np.divide(V, np.sqrt(np.maximum(W, 1e-300))[None, :], out=U)
-        _, vecs = np.linalg.eigh(U.T @ U)
-        np.dot(U, vecs[:, -1], out=self._v)
-        b = self._v >= 0.0                                    # sign, 0 counted as +1
+        # Step 1: binarize by the sign of the top eigenvector v1 of U^T U (sec. 4, eqs. 7-8).
+        b = self._b
+        binarize(V, W, self._v, b)
         # Steps 4-6: partners x_j of the other binarized class, nearest first, each pruning
         # the candidates f_ij(x_n) <= f_ij(x_j)/2. A copy of x_i (distance 0) is no partner.
         alive = self._alive

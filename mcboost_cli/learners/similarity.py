@@ -10,6 +10,7 @@ with a naive numpy twin (``naive_*``, for the tests):
   s^F = (W + G)/2 (exact for f = +-1; for real f the linear interpolation that bounds
   exp(f y a), ALGORITHMS.md), and eq. 5's loss is 2 <sqrt(s^T s^F), 1> = sum_k sqrt(W_k^2 - G_k^2).
 - ``isolation_losses``: eq. 5's loss of every isolating vector 2 delta_i - 1 (sec. 5) at once.
+- ``binarize``: sec. 4's binary relabelling by the top eigenvector of U^T U.
 - ``stump_histogram`` / ``best_stump``: the exhaustive search of decision stumps (sec. 3).
 - ``squared_distances``, ``one_point_outputs_from_distances``: the isolating learner of
   sec. 5.2 step 2 at each tau tried.
@@ -162,6 +163,61 @@ def isolation_losses(V, W, G_all_minus, out):
 def naive_isolation_losses(V, W):
     G = -V.sum(axis=0)[None, :] + 2.0 * V
     return np.sqrt(np.maximum((W - G) * (W + G), 0.0)).sum(axis=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# binarization (sec. 4, eqs. 7-8)
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _gram_of_scaled(V, scale, M):
+    """M = U^T U's K x K twin U U^T in the paper's layout: M[k, l] = sum_n u_nk u_nl with
+    u_nk = V[n, k] * scale[k] (U stacks the u_n as columns, eq. 7)."""
+    K = V.shape[1]
+    M[:] = 0.0
+    for n in range(V.shape[0]):
+        for k in range(K):
+            uk = V[n, k] * scale[k]
+            for l in range(k, K):
+                M[k, l] += uk * V[n, l] * scale[l]
+    for k in range(K):
+        for l in range(k):
+            M[k, l] = M[l, k]
+
+
+@njit(cache=True, nogil=True)
+def _project(V, scale, e, out):
+    """out[n] = <u_n, e>: the entries of U^T e, proportional to the top eigenvector of U^T U
+    when e is the top eigenvector of U U^T."""
+    K = V.shape[1]
+    for n in range(V.shape[0]):
+        acc = 0.0
+        for k in range(K):
+            acc += V[n, k] * scale[k] * e[k]
+        out[n] = acc
+
+
+def binarize(V, W, v_out, b_out):
+    """Sec. 4: b_n = sign of the n-th entry of v1, the top eigenvector of U^T U (N x N,
+    eq. 8) with u_n = w_n (.) y_n / sqrt(N sum_m w_m) (eq. 7), 0 counted as +1. v1 is got
+    from the K x K matrix U U^T (the same non-zero eigenvalues): v1 ~ U^T e1. The factor
+    1/sqrt(N) and the norm of v1 do not change the signs and are left out. Fills ``v_out``
+    (N,) with U^T e1 and ``b_out`` (N,) bool with b_n = +1."""
+    scale = 1.0 / np.sqrt(np.maximum(W, 1e-300))
+    M = np.empty((V.shape[1], V.shape[1]))
+    _gram_of_scaled(V, scale, M)
+    _, vecs = np.linalg.eigh(M)
+    _project(V, scale, np.ascontiguousarray(vecs[:, -1]), v_out)
+    np.greater_equal(v_out, 0.0, out=b_out)
+
+
+def naive_binarize(V, W):
+    """Numpy twin of ``binarize`` from the N x N matrix U^T U itself: (v1, b)."""
+    U = (V / np.sqrt(V.shape[0] * W)[None, :]).T           # K x N, columns u_n
+    _, vecs = np.linalg.eigh(U.T @ U)
+    v1 = vecs[:, -1]
+    return v1, v1 >= 0.0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -438,6 +494,12 @@ class RebelEnsemble:
 
     def truncate(self, n_rounds: int):
         self.n_rounds = min(self.n_rounds, int(n_rounds))
+
+    def compact(self):
+        """Drop the spare capacity (after the fit: a stored model holds only its rounds)."""
+        n = max(self.n_rounds, 1)
+        for name in ("kind", "feature", "threshold", "tau", "center", "half", "accum"):
+            setattr(self, name, getattr(self, name)[:n].copy())
 
     def outputs(self, t: int, X, out):
         """f_t(x_n) for every row of X (binned codes for stumps, raw values otherwise)."""
