@@ -44,10 +44,14 @@ def test_kernels_equal_their_naive_twins(seed):
     V = w * Y
     W = w.sum(axis=0)
     f = rng.uniform(-1, 1, n)
-    G = np.empty(K)
-    sim.class_moments(f, V, G)
-    np.testing.assert_allclose(G, sim.naive_class_moments(f, V), rtol=1e-12, atol=1e-15)
-    assert sim.loss_of_moments(W, G) == pytest.approx(sim.naive_loss_of_moments(W, G), 1e-12)
+    G, P = np.empty(K), np.empty(K)
+    sim.class_moments(f, V, G, P)
+    nG, nP = sim.naive_class_moments(f, V)
+    np.testing.assert_allclose(G, nG, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(P, nP, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(P, np.abs(f) @ w, rtol=1e-12)
+    assert sim.loss_of_moments(W, P, G) == pytest.approx(sim.naive_loss_of_moments(W, P, G),
+                                                         rel=1e-12)
     iso = np.empty(n)
     sim.isolation_losses(V, W, -V.sum(axis=0), iso)
     np.testing.assert_allclose(iso, sim.naive_isolation_losses(V, W), rtol=1e-12)
@@ -55,7 +59,7 @@ def test_kernels_equal_their_naive_twins(seed):
     for i in (0, 7, n - 1):
         fi = -np.ones(n)
         fi[i] = 1.0
-        assert iso[i] == pytest.approx(sim.naive_loss_of_moments(W, fi @ V), rel=1e-12)
+        assert iso[i] == pytest.approx(sim.naive_loss_of_moments(W, W, fi @ V), rel=1e-12)
     # Outputs of every learner kind.
     mid, half = 0.5 * (X[1] + X[2]), 0.5 * (X[1] - X[2])
     ens = sim.RebelEnsemble(K, d)
@@ -77,18 +81,19 @@ def test_kernels_equal_their_naive_twins(seed):
     assert one[3] == one[7] == 1.0 and np.all(np.delete(one, [3, 7]) == -1.0)
     # Two-point: +1 at x_i, -1 at x_j; one pass and a whole search (steps 4-6).
     alive = rng.random(n) < 0.6
-    fo, Go, a2 = np.empty(n), np.empty(K), alive.copy()
-    sim.two_point_pass(X, 1, 2, V, a2, np.empty(d), np.empty(d), fo, Go)
-    fn, Gn, an = sim.naive_two_point_pass(X, 1, 2, V, alive)
+    fo, Go, Po, a2 = np.empty(n), np.empty(K), np.empty(K), alive.copy()
+    sim.two_point_pass(X, 1, 2, V, a2, np.empty(d), np.empty(d), fo, Go, Po)
+    fn, (Gn, Pn), an = sim.naive_two_point_pass(X, 1, 2, V, alive)
     np.testing.assert_allclose(fo, fn, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(Go, Gn, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(Po, Pn, rtol=1e-12, atol=1e-15)
     np.testing.assert_array_equal(a2, an)
     assert fo[1] == pytest.approx(1.0) and fo[2] == pytest.approx(-1.0)
     order = np.argsort(((X - X[0]) ** 2).sum(axis=1), kind="stable")
     a3 = alive.copy()
     a3[0] = False
     got = sim.two_point_search(X, 0, order, V, W, a3.copy(), np.empty(d), np.empty(d),
-                               np.empty(n), np.empty(K))
+                               np.empty(n), np.empty(K), np.empty(K))
     want = sim.naive_two_point_search(X, 0, V, W, a3)
     assert got[1:] == want[1:] and got[0] == pytest.approx(want[0], rel=1e-12)
     # Stumps: histogram and exhaustive search.
@@ -106,6 +111,11 @@ def test_kernels_equal_their_naive_twins(seed):
     nw, ntotal = sim.naive_accumulate(f, a, Y, w)
     np.testing.assert_allclose(w2, nw, rtol=1e-12)
     assert total == pytest.approx(ntotal, rel=1e-12)
+    # The exact vector step (eq. 3's minimiser per class).
+    a0 = rng.normal(size=K)
+    a_exact = a0.copy()
+    sim.exact_vector(f, Y, w, a_exact, 50)
+    np.testing.assert_allclose(a_exact, sim.naive_exact_vector(f, Y, w, a0), atol=1e-6)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -140,10 +150,13 @@ def _true_loss(a, f, w, Y):
 
 
 def _closed_form(f, w, Y):
+    """Eq. 5 with the |f|-weighted sums: (a*, eq. 5's loss, the bound's terms)."""
     W = w.sum(axis=0)
     G = f @ (w * Y)
-    sT, sF = 0.5 * (W - G), 0.5 * (W + G)
-    return 0.5 * (np.log(sT) - np.log(sF)), 2.0 * np.sqrt(sT * sF).sum(), sT, sF
+    P = np.abs(f) @ w
+    sT, sF = 0.5 * (P - G), 0.5 * (P + G)
+    return 0.5 * (np.log(sT) - np.log(sF)), (W - P).sum() + 2.0 * np.sqrt(sT * sF).sum(), \
+        (W - P, sT, sF)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -152,7 +165,7 @@ def test_closed_form_vector_is_the_exact_minimiser_for_binary_learners(seed):
     n, K = 40, 4
     w, _, Y = _weights(rng, n, K)
     f = np.where(rng.random(n) < 0.5, 1.0, -1.0)          # a stump's (or f_i's) outputs
-    a_star, loss_star, _, _ = _closed_form(f, w, Y)
+    a_star, loss_star, _ = _closed_form(f, w, Y)
     num = minimize(_true_loss, np.zeros(K), args=(f, w, Y), method="BFGS",
                    options={"gtol": 1e-12})
     np.testing.assert_allclose(a_star, num.x, atol=1e-5)
@@ -162,18 +175,20 @@ def test_closed_form_vector_is_the_exact_minimiser_for_binary_learners(seed):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_closed_form_vector_minimises_the_bound_for_real_valued_learners(seed):
-    """Similarities output values in (-1, 1): a* is the exact minimiser of eq. 4 with the
-    interpolated weight sums, an upper bound of eq. 3 (ALGORITHMS.md), so the true loss at
-    a* lies between the true minimum and eq. 5's value, below the current loss."""
+    """Similarities output values in (-1, 1): a* is the exact minimiser of the bound
+    exp(f y a) <= (1 - |f|) + |f| exp(sign(f y) a) of eq. 3 (ALGORITHMS.md), so the true
+    loss at a* lies between the true minimum and eq. 5's value, below the current loss;
+    the exact step (``vector_step="exact"``) reaches the true minimum."""
     rng = np.random.default_rng(10 + seed)
     n, K = 40, 3
     w, _, Y = _weights(rng, n, K)
     f = rng.uniform(-1, 1, n)
-    a_star, loss_star, sT, sF = _closed_form(f, w, Y)
+    a_star, loss_star, (abstain, sT, sF) = _closed_form(f, w, Y)
 
     def bound(a):
-        return float(sT @ np.exp(-a) + sF @ np.exp(a))
+        return float(abstain.sum() + sT @ np.exp(-a) + sF @ np.exp(a))
 
+    assert np.all([bound(a) >= _true_loss(a, f, w, Y) for a in rng.normal(size=(20, K))])
     num_bound = minimize(bound, np.zeros(K), method="BFGS", options={"gtol": 1e-12})
     np.testing.assert_allclose(a_star, num_bound.x, atol=1e-5)
     assert bound(a_star) == pytest.approx(loss_star, rel=1e-12)
@@ -181,15 +196,21 @@ def test_closed_form_vector_minimises_the_bound_for_real_valued_learners(seed):
                         options={"gtol": 1e-12})
     true_at_star = _true_loss(a_star, f, w, Y)
     assert num_true.fun - 1e-12 <= true_at_star <= loss_star + 1e-12 < 1.0
+    a_exact = a_star.copy()
+    sim.exact_vector(f, Y, w, a_exact, 50)
+    np.testing.assert_allclose(a_exact, num_true.x, atol=1e-5)
+    assert _true_loss(a_exact, f, w, Y) <= num_true.fun + 1e-12
 
 
 # -- the fitted booster ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("weak_learner", ["stump", "isolated", "localized"])
-def test_training_loss_decreases_every_round(weak_learner):
+@pytest.mark.parametrize("weak_learner,vector_step",
+                         [("stump", "closed_form"), ("isolated", "closed_form"),
+                          ("localized", "closed_form"), ("localized", "exact")])
+def test_training_loss_decreases_every_round(weak_learner, vector_step):
     X, y = _data(1, n=150, K=4)
-    est = REBEL(n_rounds=60, weak_learner=weak_learner).fit(X, y)
+    est = REBEL(n_rounds=60, weak_learner=weak_learner, vector_step=vector_step).fit(X, y)
     log_loss = np.concatenate([[math.log(est.n_classes_ / 2)], est.train_log_loss_])
     assert est.n_rounds_ == 60
     assert np.all(np.diff(log_loss) < 0)

@@ -11,6 +11,12 @@ which upper-bounds the training error. Each round, with w_n = 1/2 exp[y_n (.) H(
 
     a* = 1/2 (ln s^T - ln s^F),   L_f = 2 <sqrt(s^T (.) s^F), 1>          (eq. 5)
 
+exact for learners with outputs +-1. Similarities output values in (-1, 1): their sums are
+weighted by |f| (s^T = sum_n |f_n| 1[f_n y_n < 0] w_n, s^F likewise) and eq. 5's loss gains
+the weight they abstain on, <sum_n (1 - |f_n|) w_n, 1>; a* is then the exact minimiser of an
+upper bound of eq. 3 (ALGORITHMS.md). ``vector_step="exact"`` (not the paper's) replaces a*
+by the minimiser of eq. 3 itself for the chosen learner.
+
 Three weak-learner families (``weak_learner``):
 
 - ``stump``: the exhaustive search of decision stumps (sec. 3, "REBEL using shallow decision
@@ -32,7 +38,7 @@ normalised to sum 1 (the loss reaches 1e-200 on real data, Fig. 7) and the loss 
 The guarantee (sec. 5): with a learner that isolates any single point, each round multiplies
 the loss by at most 1 - 2/(K N^2), so the training error reaches 0 after finitely many
 rounds on any data whose points are distinct; the loss decreases every round whatever the
-family (a* minimises eq. 4, and a = 0 keeps it). Every reading of an unclear passage is in
+family (a* minimises a bound of eq. 3 that a = 0 attains). Every reading of an unclear passage is in
 ALGORITHMS.md ("REBEL").
 
 References
@@ -53,9 +59,9 @@ from .._dtypes import WEIGHT_DTYPE
 from ..learners.binning import Binned, BinMapper
 from ..learners.similarity import (KIND_CONSTANT, KIND_ONE_POINT, KIND_STUMP, KIND_TWO_POINT,
                                    RebelEnsemble, accumulate, best_stump, binarize,
-                                   class_moments, isolation_losses, loss_of_moments,
-                                   one_point_outputs_from_distances, squared_distances,
-                                   stump_histogram, two_point_search)
+                                   class_moments, exact_vector, isolation_losses,
+                                   loss_of_moments, one_point_outputs_from_distances,
+                                   squared_distances, stump_histogram, two_point_search)
 from .base import BaseBoosting, RoundOutcome
 from .params import MAX_BINS, N_ROUNDS, ParamSpec
 from .registry import register
@@ -65,6 +71,12 @@ WEAK_LEARNER = ParamSpec(
     "REBEL's weak learners: stump (decision stumps, exhaustive search), isolated (one-point "
     "similarities, sec. 5.2 steps 0-3) or localized (one- and two-point similarities, "
     "sec. 5.2 steps 0-6)", choices=("stump", "isolated", "localized"))
+VECTOR_STEP = ParamSpec(
+    "vector_step", "choice", "closed_form",
+    "accumulation vector of a round: closed_form (eq. 5, the paper's; exact for stumps, "
+    "a minimiser of an upper bound of the loss for similarities) or exact (per-class Newton "
+    "minimisation of eq. 3 for the chosen learner: not in the paper; ALGORITHMS.md)",
+    choices=("closed_form", "exact"))
 STOP_BELOW_ONE_OVER_N = ParamSpec(
     "stop_below_one_over_n", "bool", False,
     "stop after the round whose training loss (eq. 2) falls below 1/N, which makes the "
@@ -80,6 +92,8 @@ TAU_FRACTIONS = (0.0,) + tuple(2.0 ** -k for k in range(10, 0, -1))
 # wholly on one side of a binary learner would get an infinite entry; the floor keeps it
 # finite (|a_k| <= 345) and between 0 and the minimiser, so the loss still decreases.
 _S_FLOOR = 1e-300
+# Newton steps of the exact vector step at most (each a pass over the rows per class).
+_EXACT_MAX_ITER = 50
 
 
 @register
@@ -90,6 +104,10 @@ class REBEL(BaseBoosting):
     ----------
     n_rounds : int, default=100
     weak_learner : {"stump", "isolated", "localized"}, default="localized"
+    vector_step : {"closed_form", "exact"}, default="closed_form"
+        "closed_form": eq. 5 with the |f|-weighted sums (the paper's step; the exact
+        minimiser for outputs +-1). "exact": the minimiser of eq. 3 for the chosen learner by
+        Newton's method per class (the same for stumps; not in the paper).
     stop_below_one_over_n : bool, default=False
         Stop after the round whose training loss (eq. 2) is below 1/N.
     max_bins : int, default=255
@@ -106,17 +124,19 @@ class REBEL(BaseBoosting):
     reference = ("Appel & Perona, A simple multi-class boosting framework with theoretical "
                  "guarantees and empirical proficiency, ICML 2017")
     version = "1"
-    param_specs = (N_ROUNDS, WEAK_LEARNER, STOP_BELOW_ONE_OVER_N, MAX_BINS)
+    param_specs = (N_ROUNDS, WEAK_LEARNER, VECTOR_STEP, STOP_BELOW_ONE_OVER_N, MAX_BINS)
     test_params = {"n_rounds": 15, "weak_learner": "localized"}
     test_param_variants = ({"n_rounds": 15, "weak_learner": "isolated"},
-                           {"n_rounds": 15, "weak_learner": "stump"})
-    _scratch_attrs = ("_ws", "_Y", "_V", "_b", "_v", "_f", "_G", "_iso", "_dist", "_alive",
+                           {"n_rounds": 15, "weak_learner": "stump"},
+                           {"n_rounds": 15, "vector_step": "exact"})
+    _scratch_attrs = ("_ws", "_Y", "_V", "_b", "_v", "_f", "_G", "_P", "_iso", "_dist", "_alive",
                       "_hist", "_below", "_mid", "_half")
 
-    def __init__(self, n_rounds=100, weak_learner="localized", stop_below_one_over_n=False,
-                 max_bins=255):
+    def __init__(self, n_rounds=100, weak_learner="localized", vector_step="closed_form",
+                 stop_below_one_over_n=False, max_bins=255):
         self.n_rounds = n_rounds
         self.weak_learner = weak_learner
+        self.vector_step = vector_step
         self.stop_below_one_over_n = stop_below_one_over_n
         self.max_bins = max_bins
 
@@ -137,6 +157,9 @@ class REBEL(BaseBoosting):
         return raw
 
     def _bin_fit(self, X):
+        if self.vector_step not in VECTOR_STEP.choices:
+            raise ValueError(f"vector_step must be one of {', '.join(VECTOR_STEP.choices)}, "
+                             f"got {self.vector_step!r}")
         if not self._uses_values():
             return super()._bin_fit(X)
         mapper = X.mapper if isinstance(X, Binned) else BinMapper(
@@ -167,6 +190,7 @@ class REBEL(BaseBoosting):
         self._V = np.empty((n, K), WEIGHT_DTYPE)
         self._f = np.empty(n, np.float64)
         self._G = np.empty(K, np.float64)
+        self._P = np.empty(K, np.float64)
         if self._uses_values():
             self._v = np.empty(n, np.float64)
             self._b = np.empty(n, np.bool_)
@@ -200,10 +224,12 @@ class REBEL(BaseBoosting):
         ens = self.forest_
         ens.append(kind, **params)           # index t
         f = ens.outputs(t, X, self._f)
-        G = self._moments(f, V)
-        s_true = np.maximum(0.5 * (W - G), _S_FLOOR)
-        s_false = np.maximum(0.5 * (W + G), _S_FLOOR)
+        G, P = self._moments(f, V)
+        s_true = np.maximum(0.5 * (P - G), _S_FLOOR)
+        s_false = np.maximum(0.5 * (P + G), _S_FLOOR)
         a = 0.5 * (np.log(s_true) - np.log(s_false))        # eq. 5
+        if self.vector_step == "exact":
+            exact_vector(f, self._Y, w, a, _EXACT_MAX_ITER)
         ens.accum[t] = a
         ratio = accumulate(f, ens.accum[t], self._Y, w)      # eq. 3
         self._log_loss += math.log(ratio)
@@ -214,8 +240,9 @@ class REBEL(BaseBoosting):
         return RoundOutcome.CONTINUE
 
     def _moments(self, f, V):
-        class_moments(f, V, self._G)
-        return self._G
+        """(G, P) of outputs f (``class_moments``)."""
+        class_moments(f, V, self._G, self._P)
+        return self._G, self._P
 
     def _add_train_round(self, t, X, y, scores, pred):
         # self._f holds round t's outputs on the training rows (computed in _boost by the
@@ -235,7 +262,7 @@ class REBEL(BaseBoosting):
         """Sec. 5.2: steps 0-3 (``isolated``), and 4-6 (``localized``)."""
         G_all = V.sum(axis=0)
         # Step 0: the homogeneous learner f_1 (+1 everywhere) and its eq. 5 loss.
-        best = (loss_of_moments(W, G_all), KIND_CONSTANT, {})
+        best = (loss_of_moments(W, W, G_all), KIND_CONSTANT, {})
         # Step 2: the isolating learner of least eq. 5 loss, first over the anchors i with
         # the isolating vector 2 delta_i - 1 (tau -> 0+, sec. 5), then over tau.
         isolation_losses(V, W, -G_all, self._iso)
@@ -248,7 +275,8 @@ class REBEL(BaseBoosting):
         for frac in TAU_FRACTIONS if nearest > 0.0 else (0.0,):
             tau = frac * nearest
             one_point_outputs_from_distances(dist, tau, self._f)
-            loss = loss_of_moments(W, self._moments(self._f, V))
+            G, P = self._moments(self._f, V)
+            loss = loss_of_moments(W, P, G)
             if iso is None or loss < iso[0]:
                 iso = (loss, tau)
         # Step 3: keep the better of f_1 and f_i (f_1 on a tie).
@@ -266,7 +294,7 @@ class REBEL(BaseBoosting):
         alive &= dist > 0.0
         order = np.argsort(dist, kind="stable")
         loss, j, _ = two_point_search(X, i, order, V, W, alive, self._mid, self._half,
-                                      self._f, self._G)
+                                      self._f, self._G, self._P)
         if j >= 0 and loss < best[0]:
             half = 0.5 * (X[i] - X[j])
             mid = 0.5 * (X[i] + X[j])

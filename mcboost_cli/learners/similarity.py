@@ -5,10 +5,11 @@ a_t in R^K per round, H(x) = sum_t f_t(x) a_t (sec. 3). This module holds what t
 example once per candidate learner — the hot loops of a REBEL round — as numba kernels, each
 with a naive numpy twin (``naive_*``, for the tests):
 
-- ``class_moments``: G_k = sum_n f(x_n) w_nk y_nk, the one quantity of a learner the loss
-  needs: with W_k = sum_n w_nk, the weight sums of sec. 3 are s^T = (W - G)/2 and
-  s^F = (W + G)/2 (exact for f = +-1; for real f the linear interpolation that bounds
-  exp(f y a), ALGORITHMS.md), and eq. 5's loss is 2 <sqrt(s^T s^F), 1> = sum_k sqrt(W_k^2 - G_k^2).
+- ``class_moments``: G_k = sum_n f(x_n) w_nk y_nk and P_k = sum_n |f(x_n)| w_nk, the two
+  quantities of a learner the loss needs: the weight sums of sec. 3, weighted by |f| for
+  real-valued outputs (ALGORITHMS.md), are s^T = (P - G)/2 and s^F = (P + G)/2, and eq. 5's
+  loss is <W - P, 1> + 2 <sqrt(s^T s^F), 1> (W_k = sum_n w_nk; P = W for outputs +-1, where
+  this is eq. 5 as printed).
 - ``isolation_losses``: eq. 5's loss of every isolating vector 2 delta_i - 1 (sec. 5) at once.
 - ``binarize``: sec. 4's binary relabelling by the top eigenvector of U^T U.
 - ``stump_histogram`` / ``best_stump``: the exhaustive search of decision stumps (sec. 3).
@@ -16,8 +17,9 @@ with a naive numpy twin (``naive_*``, for the tests):
   sec. 5.2 step 2 at each tau tried.
 - ``two_point_pass``: one step 5-6 pass of sec. 5.2 (outputs of f_ij, its G, the pruning);
   ``two_point_search``: steps 4-6, partners nearest first until no candidate is left.
-- the outputs of each learner kind on a feature matrix (``learner_outputs``) and the
-  accumulation step (``accumulate``: w_nk *= exp(f_n y_nk a_k), eq. 3, renormalised).
+- the outputs of each learner kind on a feature matrix (``RebelEnsemble.outputs``), the
+  accumulation step (``accumulate``: w_nk *= exp(f_n y_nk a_k), eq. 3, renormalised) and
+  the optional exact minimiser of eq. 3 for real-valued outputs (``exact_vector``).
 
 The learners (sec. 5.1; the two-point formula's reading is in ALGORITHMS.md):
 
@@ -115,34 +117,40 @@ def naive_learner_outputs(kind, X, feature=0, threshold=0, tau=0.0, center=None,
 
 
 @njit(cache=True, nogil=True)
-def class_moments(f, V, out):
-    """out[k] = G_k = sum_n f_n V[n, k], with V = w (.) y (the signed weights of eq. 3)."""
+def class_moments(f, V, G_out, P_out):
+    """G_k = sum_n f_n V[n, k] and P_k = sum_n |f_n| |V[n, k]| = sum_n |f_n| w_nk, with
+    V = w (.) y (the signed weights of eq. 3)."""
     K = V.shape[1]
     for k in range(K):
-        out[k] = 0.0
+        G_out[k] = 0.0
+        P_out[k] = 0.0
     for n in range(V.shape[0]):
         fn = f[n]
+        an = abs(fn)
         for k in range(K):
-            out[k] += fn * V[n, k]
+            G_out[k] += fn * V[n, k]
+            P_out[k] += an * abs(V[n, k])
 
 
 def naive_class_moments(f, V):
-    return f @ V
+    return f @ V, np.abs(f) @ np.abs(V)
 
 
 @njit(cache=True, nogil=True)
-def loss_of_moments(W, G):
-    """Eq. 5's loss 2 <sqrt(s^T s^F), 1> with s^T = (W - G)/2, s^F = (W + G)/2."""
+def loss_of_moments(W, P, G):
+    """Eq. 5's loss <W - P, 1> + 2 <sqrt(s^T s^F), 1> with s^T = (P - G)/2, s^F = (P + G)/2
+    (P = W for learners with outputs +-1: eq. 5 as printed)."""
     total = 0.0
     for k in range(W.shape[0]):
-        p = (W[k] - G[k]) * (W[k] + G[k])
+        total += W[k] - P[k]
+        p = (P[k] - G[k]) * (P[k] + G[k])
         if p > 0.0:
             total += np.sqrt(p)
     return total
 
 
-def naive_loss_of_moments(W, G):
-    return float(np.sqrt(np.maximum((W - G) * (W + G), 0.0)).sum())
+def naive_loss_of_moments(W, P, G):
+    return float((W - P).sum() + np.sqrt(np.maximum((P - G) * (P + G), 0.0)).sum())
 
 
 @njit(cache=True, nogil=True)
@@ -252,7 +260,7 @@ def best_stump(hist, W, G_total, below):
     (feature, threshold) order. ``below`` (K,) is scratch. Returns (loss, feature, threshold).
     """
     K = W.shape[0]
-    best = loss_of_moments(W, G_total)
+    best = loss_of_moments(W, W, G_total)
     best_j = 0
     best_b = -1
     for j in range(hist.shape[0]):
@@ -262,7 +270,7 @@ def best_stump(hist, W, G_total, below):
             total = 0.0
             for k in range(K):
                 below[k] += hist[j, b, k]
-                g = G_total[k] - 2.0 * below[k]
+                g = G_total[k] - 2.0 * below[k]       # P = W: outputs +-1
                 p = (W[k] - g) * (W[k] + g)
                 if p > 0.0:
                     total += np.sqrt(p)
@@ -275,11 +283,11 @@ def best_stump(hist, W, G_total, below):
 
 def naive_best_stump(codes, V, W, n_bins):
     """Numpy twin of ``best_stump``: every (feature, threshold) evaluated from its outputs."""
-    best = (naive_loss_of_moments(W, V.sum(axis=0)), 0, -1)
+    best = (naive_loss_of_moments(W, W, V.sum(axis=0)), 0, -1)
     for j in range(codes.shape[1]):
         for b in range(n_bins - 1):
             f = np.where(codes[:, j] > b, 1.0, -1.0)
-            loss = naive_loss_of_moments(W, f @ V)
+            loss = naive_loss_of_moments(W, W, f @ V)
             if loss < best[0]:
                 best = (loss, j, b)
     return best
@@ -310,9 +318,10 @@ def one_point_outputs_from_distances(dist, tau, out):
 
 
 @njit(cache=True, nogil=True)
-def two_point_pass(X, i, j, V, alive, mid, half, f_out, G_out):
+def two_point_pass(X, i, j, V, alive, mid, half, f_out, G_out, P_out):
     """Steps 5-6 of sec. 5.2 for the supports x_i, x_j: the outputs of f_ij on every row
-    (``f_out``; ``mid``/``half`` get m and d), their moments G (``G_out``), and the pruning:
+    (``f_out``; ``mid``/``half`` get m and d), their moments G and P (``G_out``, ``P_out``:
+    ``class_moments``), and the pruning:
     every row n still ``alive`` (a candidate partner) with f_ij(x_n) <= f_ij(x_j)/2 is marked
     dead (x_j itself included). Returns the number of rows killed."""
     d = X.shape[1]
@@ -325,6 +334,7 @@ def two_point_pass(X, i, j, V, alive, mid, half, f_out, G_out):
     d4 = d2 * d2
     for k in range(K):
         G_out[k] = 0.0
+        P_out[k] = 0.0
     for n in range(X.shape[0]):
         dot = 0.0
         r2 = 0.0
@@ -334,8 +344,10 @@ def two_point_pass(X, i, j, V, alive, mid, half, f_out, G_out):
             r2 += diff * diff
         fn = 1.4142135623730951 * dot / np.sqrt(d4 + r2 * r2)
         f_out[n] = fn
+        an = abs(fn)
         for k in range(K):
             G_out[k] += fn * V[n, k]
+            P_out[k] += an * abs(V[n, k])
     cut = 0.5 * f_out[j]
     killed = 0
     for n in range(X.shape[0]):
@@ -346,7 +358,7 @@ def two_point_pass(X, i, j, V, alive, mid, half, f_out, G_out):
 
 
 @njit(cache=True, nogil=True)
-def two_point_search(X, i, order, V, W, alive, mid, half, f_out, G_out):
+def two_point_search(X, i, order, V, W, alive, mid, half, f_out, G_out, P_out):
     """Steps 4-6 of sec. 5.2 with the anchor x_i: repeatedly take the nearest candidate x_j
     still alive (``order``: rows by increasing |x_i - x_n|^2), score f_ij by eq. 5 and prune
     (``two_point_pass``), until no candidate is left. Returns (least loss, its j or -1, number
@@ -358,9 +370,9 @@ def two_point_search(X, i, order, V, W, alive, mid, half, f_out, G_out):
         j = order[p]
         if not alive[j]:
             continue
-        two_point_pass(X, i, j, V, alive, mid, half, f_out, G_out)
+        two_point_pass(X, i, j, V, alive, mid, half, f_out, G_out, P_out)
         tried += 1
-        loss = loss_of_moments(W, G_out)
+        loss = loss_of_moments(W, P_out, G_out)
         if loss < best:
             best = loss
             best_j = j
@@ -375,9 +387,9 @@ def naive_two_point_search(X, i, V, W, alive):
     for j in np.argsort(dist, kind="stable"):
         if not alive[j]:
             continue
-        _, G, alive = naive_two_point_pass(X, i, j, V, alive)
+        _, (G, P), alive = naive_two_point_pass(X, i, j, V, alive)
         tried += 1
-        loss = naive_loss_of_moments(W, G)
+        loss = naive_loss_of_moments(W, P, G)
         if loss < best:
             best, best_j = loss, j
     return best, best_j, tried
@@ -389,7 +401,7 @@ def naive_two_point_pass(X, i, j, V, alive):
     mid = 0.5 * (X[i] + X[j])
     f = naive_learner_outputs(KIND_TWO_POINT, X, center=mid, half=half)
     alive = alive & ~(f <= 0.5 * f[j])
-    return f, f @ V, alive
+    return f, naive_class_moments(f, V), alive
 
 
 # ---------------------------------------------------------------------------------------------
@@ -420,6 +432,59 @@ def naive_accumulate(f, a, Y, w):
     v = w * np.exp(f[:, None] * Y * a[None, :])
     total = v.sum()
     return v / total, total
+
+
+@njit(cache=True, nogil=True)
+def exact_vector(f, Y, w, a, max_iter):
+    """Per class k, a_k <- the minimiser of sum_n w_nk exp(f_n y_nk a_k) (eq. 3), by Newton's
+    method from the given a_k with step halving whenever the loss would rise (the problem is
+    convex in each a_k and the classes separate). Stops when a step is below 1e-12 (1 + |a_k|)
+    or after ``max_iter`` steps. IN/OUT: a (K,)."""
+    N = w.shape[0]
+    for k in range(w.shape[1]):
+        ak = a[k]
+        loss = 0.0
+        for n in range(N):
+            loss += w[n, k] * np.exp(f[n] * Y[n, k] * ak)
+        for _ in range(max_iter):
+            g = 0.0
+            h = 0.0
+            for n in range(N):
+                z = f[n] * Y[n, k]
+                e = w[n, k] * np.exp(z * ak)
+                g += e * z
+                h += e * z * z
+            if h <= 0.0:
+                break
+            step = g / h
+            while True:
+                trial = ak - step
+                new = 0.0
+                for n in range(N):
+                    new += w[n, k] * np.exp(f[n] * Y[n, k] * trial)
+                if new <= loss or abs(step) < 1e-300:
+                    break
+                step *= 0.5
+            if not new <= loss:
+                break
+            ak = trial
+            loss = new
+            if abs(step) <= 1e-12 * (1.0 + abs(ak)):
+                break
+        a[k] = ak
+
+
+def naive_exact_vector(f, Y, w, a0):
+    """Numpy twin of ``exact_vector``: scipy's bounded scalar minimiser per class."""
+    from scipy.optimize import minimize_scalar
+
+    out = np.empty_like(a0)
+    for k in range(w.shape[1]):
+        z = f * Y[:, k]
+        res = minimize_scalar(lambda x: float(w[:, k] @ np.exp(z * x)),
+                              bracket=(a0[k] - 1.0, a0[k] + 1.0), tol=1e-14)
+        out[k] = res.x
+    return out
 
 
 @njit(cache=True, nogil=True)
