@@ -101,6 +101,11 @@ def test_kernels_equal_their_naive_twins(seed):
     hist = np.empty((d, 9, K))
     sim.stump_histogram(codes, V, hist)
     np.testing.assert_allclose(hist, sim.naive_stump_histogram(codes, V, 9), atol=1e-15)
+    stumps = sim.RebelEnsemble(K, 0)
+    t = stumps.append(sim.KIND_STUMP, feature=2, threshold=4)
+    np.testing.assert_array_equal(stumps.outputs(t, codes, np.empty(n)),
+                                  sim.naive_learner_outputs(sim.KIND_STUMP, codes, feature=2,
+                                                            threshold=4))
     loss, j, b = sim.best_stump(hist, W, V.sum(axis=0), np.empty(K))
     nloss, nj, nb = sim.naive_best_stump(codes, V, W, 9)
     assert (j, b) == (nj, nb) and loss == pytest.approx(nloss, rel=1e-12)
