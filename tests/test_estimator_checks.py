@@ -115,7 +115,7 @@ def test_prebinned_input_gives_the_same_model(algo):
     mapper = BinMapper().fit(X)
     a = algo(**algo.test_params).fit(X, y)
     # With the raw values as the runner's folds carry them (the models that read values,
-    # not bins, need them; the others ignore them).
+    # not bins, need them: similarity learners, SVM, neural nets; the others ignore them).
     b = algo(**algo.test_params).fit(Binned(mapper.transform(X), mapper, raw=X), y)
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
 
@@ -166,6 +166,9 @@ def _fitted_state(est):
         if k.endswith("_") and not k.startswith("_") and k not in ("bin_mapper_", "forest_"):
             out[k] = v
     f = est.forest_
+    if hasattr(f, "state_arrays"):       # an ensemble of other learners than trees (REBEL)
+        out["forest"] = f.state_arrays()
+        return out
     if not isinstance(f, Forest):
         # A single non-boosting model (algorithms._sklearn_models.FittedModel): its bytes.
         out["forest"] = (np.frombuffer(pickle.dumps(f.model), np.uint8),)
