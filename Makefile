@@ -6,7 +6,8 @@ BIN    := $(VENV)/bin
 JOBS   ?=
 
 # The reproduction configs of the papers (each writes its tables and figures under results/).
-REPRO_CONFIGS := configs/uci.yaml configs/noise.yaml configs/mcboost.yaml configs/coherence.yaml
+REPRO_CONFIGS := configs/uci.yaml configs/noise.yaml configs/mcboost.yaml configs/coherence.yaml \
+                 configs/rebel.yaml
 
 .PHONY: run test bench reproduce reproduce-quick install install-test clean-venv help
 
@@ -34,6 +35,11 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $@ $(VENV)/.installed
 
+# The reproduction configs include the REBEL paper's Figure 9 (svm, mlp: scikit-learn).
+$(VENV)/.installed-sklearn: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[sklearn]"
+	touch $@ $(VENV)/.installed
+
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
 	touch $@ $(VENV)/.installed
@@ -55,13 +61,13 @@ bench: $(VENV)/.installed-bench
 
 # Each config's run resumes from its result store; a config that exits 1 (some cells failed)
 # does not stop the others, but makes the target fail at the end.
-reproduce: $(VENV)/.installed
+reproduce: $(VENV)/.installed-sklearn
 	@status=0; for c in $(REPRO_CONFIGS); do \
 	  $(BIN)/mcboost run $$c -q $(if $(JOBS),--jobs $(JOBS),) || status=$$?; \
 	  [ $$status -eq 130 ] && exit 130; \
 	done; exit $$status
 
-reproduce-quick: $(VENV)/.installed
+reproduce-quick: $(VENV)/.installed-sklearn
 	@status=0; for c in $(REPRO_CONFIGS); do \
 	  $(BIN)/mcboost run $$c --quick -q $(if $(JOBS),--jobs $(JOBS),) || status=$$?; \
 	  [ $$status -eq 130 ] && exit 130; \
