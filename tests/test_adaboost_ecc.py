@@ -17,13 +17,9 @@ from mcboost_cli.algorithms.adaboost_ecc import (
     reweight_naive,
 )
 
+from ._synthetic import ordinal_classes
 
-def _data(seed=0, n=240, K=5, F=4, noise=0.6):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, F))
-    y = np.digitize(X[:, 0] + 0.5 * X[:, 1] + noise * rng.normal(size=n),
-                    np.linspace(-1.2, 1.2, K - 1)).astype(int)
-    return X, y
+_data = ordinal_classes
 
 
 def _pair_weights(rng, y, K):

@@ -78,6 +78,18 @@ def _one_point_outputs(X, anchor, tau, out):
         out[n] = 1.0 if den == 0.0 else (tau - dist) / den
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _two_point_value(X, n, mid, half, d4):
+    """f_ij(x_n) = sqrt(2) <d, x_n - m> / sqrt(|d|^4 + |x_n - m|^4), d4 = |d|^4 (sec. 5.1)."""
+    dot = 0.0
+    r2 = 0.0
+    for c in range(X.shape[1]):
+        diff = X[n, c] - mid[c]
+        dot += half[c] * diff
+        r2 += diff * diff
+    return 1.4142135623730951 * dot / np.sqrt(d4 + r2 * r2)
+
+
 @njit(cache=True, nogil=True)
 def _two_point_outputs(X, mid, half, out):
     """f_ij(x) = sqrt(2) <d, x - m> / sqrt(|d|^4 + |x - m|^4) (sec. 5.1, two-point mode)."""
@@ -87,13 +99,7 @@ def _two_point_outputs(X, mid, half, out):
         d2 += half[c] * half[c]
     d4 = d2 * d2
     for n in range(X.shape[0]):
-        dot = 0.0
-        r2 = 0.0
-        for c in range(d):
-            diff = X[n, c] - mid[c]
-            dot += half[c] * diff
-            r2 += diff * diff
-        out[n] = 1.4142135623730951 * dot / np.sqrt(d4 + r2 * r2)
+        out[n] = _two_point_value(X, n, mid, half, d4)
 
 
 def naive_learner_outputs(kind, X, feature=0, threshold=0, tau=0.0, center=None, half=None):
@@ -336,13 +342,7 @@ def two_point_pass(X, i, j, V, alive, mid, half, f_out, G_out, P_out):
         G_out[k] = 0.0
         P_out[k] = 0.0
     for n in range(X.shape[0]):
-        dot = 0.0
-        r2 = 0.0
-        for c in range(d):
-            diff = X[n, c] - mid[c]
-            dot += half[c] * diff
-            r2 += diff * diff
-        fn = 1.4142135623730951 * dot / np.sqrt(d4 + r2 * r2)
+        fn = _two_point_value(X, n, mid, half, d4)
         f_out[n] = fn
         an = abs(fn)
         for k in range(K):
