@@ -126,7 +126,8 @@ def datasets_by_algorithms(config, table, part_t, comparison, published, rates):
     """A row per dataset; per algorithm its column, its extra measures' columns, and the
     published column when the table has published numbers."""
     layout = table.layout
-    labels = [e.label for e in table.algorithms]
+    labels = list(table.column_labels)
+    not_built = {lab for lab, _ in table.not_built}
     not_run = getattr(config, "not_run", ())
     frames = []
     for rate in rates:
@@ -143,7 +144,8 @@ def datasets_by_algorithms(config, table, part_t, comparison, published, rates):
         for d in table.datasets:
             for label in labels:
                 r = rows.get((d, label))
-                wide.loc[d, label] = "–" if r is None else cell_text(r, layout, not_run)
+                wide.loc[d, label] = ("not run" if label in not_built else
+                                      "–" if r is None else cell_text(r, layout, not_run))
                 for x in layout.extra:
                     wide.loc[d, f"{label} {EXTRA_NAMES[x]}"] = \
                         "–" if r is None else extra_text(r, x)
@@ -159,7 +161,8 @@ def algorithms_by_datasets(config, table, part_t, comparison, published, rates):
     """A row per algorithm (and a ``"<label> paper"`` row after it when the table has
     published numbers), a column per dataset and one per extra measure of each dataset."""
     layout = table.layout
-    labels = [e.label for e in table.algorithms]
+    labels = list(table.column_labels)
+    not_built = {lab for lab, _ in table.not_built}
     not_run = getattr(config, "not_run", ())
     columns = []
     for d in table.datasets:
@@ -176,7 +179,8 @@ def algorithms_by_datasets(config, table, part_t, comparison, published, rates):
             ours = []
             for d in table.datasets:
                 r = rows.get((d, label))
-                ours.append("–" if r is None else cell_text(r, layout, not_run))
+                ours.append("not run" if label in not_built else
+                            "–" if r is None else cell_text(r, layout, not_run))
                 ours += ["–" if r is None else extra_text(r, x) for x in layout.extra]
             index.append(label)
             records.append(ours)

@@ -122,8 +122,8 @@ def _comparison(config, table, summary_t: pd.DataFrame, published):
     from .published import compare
     summary_t = summary_t.copy()
     summary_t.loc[~summary_t["complete"].astype(bool), ["mean", "std"]] = np.nan
-    amap = {e.label: (e.label if e.label in published.algorithms else None)
-            for e in table.algorithms}
+    amap = {label: (label if label in published.algorithms else None)
+            for label in table.column_labels}
     other_source = {d: f"rows from source '{_source_of(config, d)}', not the paper's data"
                     for d in table.datasets if _source_of(config, d)}
     return compare(summary_t, published, list(table.datasets), amap, list(config.noise_rates),
@@ -246,6 +246,7 @@ def write_outputs(config, summary, out_dir: Path, cells: pd.DataFrame | None = N
                                 stralign="right", disable_numparse=True))
             tex.append("")
         notes = [_protocol_note(config, table), *config.notes]
+        notes += [f"Not run: {label}: {why}" for label, why in table.not_built]
         if table.id in lines:
             notes += [f"**Agreement.** {lines[table.id]}", _PAPER_NOTE]
         foot = _footnote(part)

@@ -86,6 +86,9 @@ TABLE_KEYS = {
     "algorithms": "list of algorithm entries (the table's columns)",
     "layout": "what the table shows and how it is oriented (see layout keys; default: rows "
               "datasets, a column per algorithm, test error % mean (std))",
+    "not_built": "columns of the paper that are not run because the method cannot be built "
+                 "faithfully: column label -> one-line reason (shown as 'not run', the reason "
+                 "under the table)",
 }
 # A table's layout (``report.layouts`` draws each kind). The names live here, with the rest of
 # the config's schema, so that validating a config needs no presentation code.
@@ -183,6 +186,13 @@ class TableSpec:
     protocols: dict
     algorithms: tuple[AlgorithmEntry, ...]
     layout: TableLayout = TableLayout()
+    # Columns shown as "not run": (label, why the method cannot be built), after the entries.
+    not_built: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def column_labels(self) -> tuple[str, ...]:
+        """Every column: the entries' labels, then the not-built ones."""
+        return tuple(e.label for e in self.algorithms) + tuple(lab for lab, _ in self.not_built)
 
     def folds_for(self, dataset: str, five_fold_folds: tuple[int, ...]) -> tuple[int, ...]:
         """The folds of ``dataset``: the config's folds under five_fold and random_splits
@@ -501,9 +511,30 @@ def _tables(path, raw, datasets, split_datasets, base_protocols) -> list[TableSp
         entries = _entries(path, f"{where}.algorithms", t["algorithms"], tdatasets)
         layout = _layout(path, f"{where}.layout", t["layout"]) if "layout" in t \
             else TableLayout()
+        not_built = _not_built(path, f"{where}.not_built", t.get("not_built", {}),
+                               [e.label for e in entries])
         tables.append(TableSpec(tid, title, published, tuple(tdatasets), protocols,
-                                tuple(entries), layout))
+                                tuple(entries), layout, not_built))
     return tables
+
+
+def _not_built(path, keypath, raw, labels) -> tuple[tuple[str, str], ...]:
+    """A table's ``not_built``: label -> a one-line reason, no label of a run column."""
+    if not isinstance(raw, dict):
+        raise _err(path, keypath, f"{quote(raw)} is not valid; expected a mapping of column "
+                                  "label -> one-line reason")
+    out = []
+    for label, why in raw.items():
+        if not isinstance(label, str) or not label.strip():
+            raise _err(path, keypath, f"{quote(label)} is not valid; expected a column label")
+        if label in labels:
+            raise _err(path, f"{keypath}.{label}", "is also the label of a run column; a "
+                                                   "column is either run or not built")
+        if not isinstance(why, str) or not why.strip() or "\n" in why.strip():
+            raise _err(path, f"{keypath}.{label}", f"{quote(why)} is not valid; expected a "
+                                                   "one-line reason")
+        out.append((label, why.strip()))
+    return tuple(out)
 
 
 def _layout(path, keypath, raw) -> TableLayout:
