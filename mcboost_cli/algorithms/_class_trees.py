@@ -31,6 +31,8 @@ Map of the module: ``ClassTreeForest``, ``PerClassTreeBoosting`` (the round), an
 
 from __future__ import annotations
 
+from abc import abstractmethod
+
 import numpy as np
 
 from .._dtypes import SCORE_DTYPE
@@ -99,13 +101,13 @@ class PerClassTreeBoosting(BaseBoosting):
     def _free_state(self):
         del self._ws, self._leaf_vote, self._margins
 
+    @abstractmethod
     def _working_responses(self, t, y):
         """The hook each booster defines: (z, w), working responses and weights (n, m)."""
-        raise NotImplementedError(f"{type(self).__name__} defines no working responses")
 
+    @abstractmethod
     def _centre_scale(self, m: int) -> float:
         """The hook each booster defines: the factor of the centred update (e.g. (m-1)/m)."""
-        raise NotImplementedError(f"{type(self).__name__} defines no centring factor")
 
     def _boost(self, t, X_binned, y):
         ws = self._ws

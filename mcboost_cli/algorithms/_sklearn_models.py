@@ -25,6 +25,8 @@ imports, ``mcboost algorithms`` lists the algorithms, and the registry's ``requi
 
 from __future__ import annotations
 
+from abc import abstractmethod
+
 import numpy as np
 
 from .._dtypes import Y_DTYPE
@@ -108,13 +110,13 @@ class SklearnModel(BaseBoosting):
     def _free_state(self):
         del self._sklearn
 
+    @abstractmethod
     def _classifier(self, n_features: int):
         """The unfitted scikit-learn classifier of this fit."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _describe(self, model) -> str:
         """What the fitted model is, for ``stop_reason_``."""
-        raise NotImplementedError
 
     def _fit_pipeline(self, pipeline, X, y):
         """Fit the pipeline (a subclass may wrap the call, e.g. to catch warnings)."""

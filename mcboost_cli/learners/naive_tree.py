@@ -60,6 +60,22 @@ def _score(criterion, s):
     return -float(np.sqrt(pos[ok] * neg[ok]).sum())
 
 
+def _candidate_splits(X_binned, idx, n_bins, min_samples_leaf):
+    """Every split of the rows idx both growers may make, in scan order (feature, then
+    threshold): (f, t, go_left) for thresholds over bins 0..n_bins-2 at occupied bins, with
+    at least ``min_samples_leaf`` rows on each side."""
+    for f in range(X_binned.shape[1]):
+        col = X_binned[idx, f]
+        for t in range(int(n_bins[f]) - 1):
+            if not np.any(col == t):
+                continue
+            go_left = col <= t
+            nl = int(go_left.sum())
+            if nl < min_samples_leaf or idx.size - nl < min_samples_leaf:
+                continue
+            yield f, t, go_left
+
+
 def grow_tree_naive(X_binned, y, n_bins, criterion, n_classes, max_depth, *, weight=None,
                     weight_matrix=None, channel_values=None, min_samples_leaf=1):
     """Return a dict of node lists: feature, threshold, left, right, node_sum, node_count.
@@ -90,21 +106,12 @@ def grow_tree_naive(X_binned, y, n_bins, criterion, n_classes, max_depth, *, wei
             return
         best = -np.inf
         best_f = best_t = -1
-        for f in range(X_binned.shape[1]):
-            col = X_binned[idx, f]
-            for t in range(int(n_bins[f]) - 1):
-                if not np.any(col == t):
-                    continue
-                go_left = col <= t
-                nl = int(go_left.sum())
-                if nl < min_samples_leaf or idx.size - nl < min_samples_leaf:
-                    continue
-                sl = _channel_sums(idx[go_left], y, weight, weight_matrix, criterion, n_classes)
-                sr = _channel_sums(idx[~go_left], y, weight, weight_matrix, criterion,
-                                   n_classes)
-                score = _score(criterion, sl) + _score(criterion, sr)
-                if best_f < 0 or score > best + _TIE_EPS * (1.0 + abs(best)):
-                    best, best_f, best_t = score, f, t
+        for f, t, go_left in _candidate_splits(X_binned, idx, n_bins, min_samples_leaf):
+            sl = _channel_sums(idx[go_left], y, weight, weight_matrix, criterion, n_classes)
+            sr = _channel_sums(idx[~go_left], y, weight, weight_matrix, criterion, n_classes)
+            score = _score(criterion, sl) + _score(criterion, sr)
+            if best_f < 0 or score > best + _TIE_EPS * (1.0 + abs(best)):
+                best, best_f, best_t = score, f, t
         if best_f < 0:
             return
         if criterion != CRITERION_GINI:
@@ -143,18 +150,10 @@ def _best_leaf_split(X_binned, idx, n_bins, min_samples_leaf, leaf_score, split_
         return None
     best = -np.inf
     best_f = best_t = -1
-    for f in range(X_binned.shape[1]):
-        col = X_binned[idx, f]
-        for t in range(int(n_bins[f]) - 1):
-            if not np.any(col == t):
-                continue
-            go_left = col <= t
-            nl = int(go_left.sum())
-            if nl < min_samples_leaf or idx.size - nl < min_samples_leaf:
-                continue
-            score = split_score(idx, go_left)
-            if best_f < 0 or score > best + _TIE_EPS * (1.0 + abs(best)):
-                best, best_f, best_t = score, f, t
+    for f, t, go_left in _candidate_splits(X_binned, idx, n_bins, min_samples_leaf):
+        score = split_score(idx, go_left)
+        if best_f < 0 or score > best + _TIE_EPS * (1.0 + abs(best)):
+            best, best_f, best_t = score, f, t
     if best_f < 0 or not best > parent + _TIE_EPS * (1.0 + abs(parent)):
         return None
     return best - parent, best_f, best_t
