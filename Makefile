@@ -4,6 +4,8 @@ PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 JOBS   ?=
+# make test runs the suite on every core (pytest-xdist); TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= auto
 
 # The reproduction configs of the papers (each writes its tables and figures under results/).
 REPRO_CONFIGS := configs/uci.yaml configs/noise.yaml configs/mcboost.yaml configs/coherence.yaml \
@@ -51,7 +53,7 @@ run: $(VENV)/.installed
 	$(BIN)/mcboost run configs/quick.yaml $(if $(JOBS),--jobs $(JOBS),)
 
 test: $(VENV)/.installed-test
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 bench: $(VENV)/.installed-bench
 	$(BIN)/python -m benchmarks.bench_samme
