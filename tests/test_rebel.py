@@ -34,8 +34,9 @@ def _data(seed=0, n=120, K=4, d=3, noise=0.5):
 # -- fast kernels == naive twins ---------------------------------------------------------------
 
 
+@pytest.mark.parametrize("binary", [False, True])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_kernels_equal_their_naive_twins(seed):
+def test_kernels_equal_their_naive_twins(seed, binary):
     rng = np.random.default_rng(seed)
     n, K, d = 57, 5, 4
     X = rng.normal(size=(n, d))
@@ -62,7 +63,7 @@ def test_kernels_equal_their_naive_twins(seed):
         assert iso[i] == pytest.approx(sim.naive_loss_of_moments(W, W, fi @ V), rel=1e-12)
     # Outputs of every learner kind.
     mid, half = 0.5 * (X[1] + X[2]), 0.5 * (X[1] - X[2])
-    ens = sim.RebelEnsemble(K, d)
+    ens = sim.RebelEnsemble(K, d, binary=binary)
     cases = [(sim.KIND_ONE_POINT, {"tau": 0.7, "center": X[3]}),
              (sim.KIND_ONE_POINT, {"tau": 0.0, "center": X[3]}),
              (sim.KIND_TWO_POINT, {"center": mid, "half": half}),
@@ -70,20 +71,25 @@ def test_kernels_equal_their_naive_twins(seed):
     for kind, params in cases:
         t = ens.append(kind, **params)
         got = ens.outputs(t, X, np.empty(n))
-        want = sim.naive_learner_outputs(kind, X, **params)
+        want = sim.naive_learner_outputs(kind, X, binary=binary, **params)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
         assert np.all(np.abs(got) <= 1.0 + 1e-12)
+        if binary:
+            assert set(np.unique(got)) <= {-1.0, 0.0, 1.0}
     dist = np.empty(n)
     sim.squared_distances(X, 3, dist)
     np.testing.assert_allclose(dist, ((X - X[3]) ** 2).sum(axis=1), rtol=1e-12, atol=1e-15)
     one = np.empty(n)
-    sim.one_point_outputs_from_distances(dist, 0.0, one)
+    sim.one_point_outputs_from_distances(dist, 0.0, binary, one)
     assert one[3] == one[7] == 1.0 and np.all(np.delete(one, [3, 7]) == -1.0)
+    sim.one_point_outputs_from_distances(dist, 0.7, binary, one)
+    np.testing.assert_allclose(one, sim.naive_learner_outputs(
+        sim.KIND_ONE_POINT, X, tau=0.7, center=X[3], binary=binary), rtol=1e-12, atol=1e-15)
     # Two-point: +1 at x_i, -1 at x_j; one pass and a whole search (steps 4-6).
     alive = rng.random(n) < 0.6
     fo, Go, Po, a2 = np.empty(n), np.empty(K), np.empty(K), alive.copy()
-    sim.two_point_pass(X, 1, 2, V, a2, np.empty(d), np.empty(d), fo, Go, Po)
-    fn, (Gn, Pn), an = sim.naive_two_point_pass(X, 1, 2, V, alive)
+    sim.two_point_pass(X, 1, 2, V, a2, binary, np.empty(d), np.empty(d), fo, Go, Po)
+    fn, (Gn, Pn), an = sim.naive_two_point_pass(X, 1, 2, V, alive, binary)
     np.testing.assert_allclose(fo, fn, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(Go, Gn, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(Po, Pn, rtol=1e-12, atol=1e-15)
@@ -92,9 +98,9 @@ def test_kernels_equal_their_naive_twins(seed):
     order = np.argsort(((X - X[0]) ** 2).sum(axis=1), kind="stable")
     a3 = alive.copy()
     a3[0] = False
-    got = sim.two_point_search(X, 0, order, V, W, a3.copy(), np.empty(d), np.empty(d),
+    got = sim.two_point_search(X, 0, order, V, W, a3.copy(), binary, np.empty(d), np.empty(d),
                                np.empty(n), np.empty(K), np.empty(K))
-    want = sim.naive_two_point_search(X, 0, V, W, a3)
+    want = sim.naive_two_point_search(X, 0, V, W, a3, binary)
     assert got[1:] == want[1:] and got[0] == pytest.approx(want[0], rel=1e-12)
     # Stumps: histogram and exhaustive search.
     codes = rng.integers(0, 9, size=(n, d)).astype(np.uint8)
@@ -210,12 +216,15 @@ def test_closed_form_vector_minimises_the_bound_for_real_valued_learners(seed):
 # -- the fitted booster ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("weak_learner,vector_step",
-                         [("stump", "closed_form"), ("isolated", "closed_form"),
-                          ("localized", "closed_form"), ("localized", "exact")])
-def test_training_loss_decreases_every_round(weak_learner, vector_step):
+@pytest.mark.parametrize("weak_learner,vector_step,outputs",
+                         [("stump", "closed_form", "real"), ("isolated", "closed_form", "real"),
+                          ("localized", "closed_form", "real"), ("localized", "exact", "real"),
+                          ("isolated", "closed_form", "sign"),
+                          ("localized", "closed_form", "sign")])
+def test_training_loss_decreases_every_round(weak_learner, vector_step, outputs):
     X, y = _data(1, n=150, K=4)
-    est = REBEL(n_rounds=60, weak_learner=weak_learner, vector_step=vector_step).fit(X, y)
+    est = REBEL(n_rounds=60, weak_learner=weak_learner, vector_step=vector_step,
+                similarity_outputs=outputs).fit(X, y)
     log_loss = np.concatenate([[math.log(est.n_classes_ / 2)], est.train_log_loss_])
     assert est.n_rounds_ == 60
     assert np.all(np.diff(log_loss) < 0)
@@ -234,19 +243,71 @@ def test_training_loss_is_the_loss_of_the_stored_scores():
     assert math.log(loss) == pytest.approx(est.train_log_loss_[-1], rel=1e-9, abs=1e-9)
 
 
+@pytest.mark.parametrize("outputs", ["real", "sign"])
 @pytest.mark.parametrize("weak_learner", ["isolated", "localized"])
-def test_training_error_reaches_zero_on_distinct_points(weak_learner):
+def test_training_error_reaches_zero_on_distinct_points(weak_learner, outputs):
     """Sec. 5: with learners that isolate any point, the training error reaches 0 on any
     dataset of distinct points — here random labels, which no smooth boundary fits."""
     rng = np.random.default_rng(3)
     X = rng.normal(size=(30, 2))
     y = rng.integers(0, 3, 30)
-    est = REBEL(n_rounds=3000, weak_learner=weak_learner, stop_below_one_over_n=True)
+    est = REBEL(n_rounds=3000, weak_learner=weak_learner, stop_below_one_over_n=True,
+                similarity_outputs=outputs)
     est.fit(X, y)
     assert est.stop_reason_.startswith("training loss below 1/N")
     assert est.train_log_loss_[-1] < -math.log(30)
     assert est.train_errors_[-1] == 0.0
     np.testing.assert_array_equal(est.predict(X), y)
+
+
+@pytest.mark.parametrize("weak_learner", ["isolated", "localized"])
+def test_sign_outputs_make_eq5_the_loss_of_every_round(weak_learner):
+    """With ``similarity_outputs="sign"`` every learner outputs +-1 (0 only on a bisector or
+    a ball's boundary), so eq. 5 is the exact loss after the round: each round's loss ratio
+    equals the chosen learner's eq. 5 value over the current loss. With real outputs eq. 5's
+    value is only an upper bound, strictly above on these data."""
+    X, y = _data(7, n=90, K=3)
+    ratios = {}
+    for outputs in ("real", "sign"):
+        est = REBEL(n_rounds=12, weak_learner=weak_learner, similarity_outputs=outputs)
+        predicted = []
+        original = est._boost
+
+        def boost(t, X_, y_, _est=est, _orig=original, _pred=predicted):
+            w = _est._w.copy()
+            out = _orig(t, X_, y_)
+            f = _est.forest_.outputs(t, X_, np.empty(X_.shape[0]))
+            a = _est.forest_.accum[t]
+            G = f @ (w * _est._Y)
+            P = np.abs(f) @ w
+            bound = (w.sum(axis=0) - P).sum() + 2 * np.sqrt((P - G) * (P + G) / 4).sum()
+            true = (w * np.exp(f[:, None] * _est._Y * a[None, :])).sum()
+            _pred.append((bound, true, set(np.unique(f))))
+            return out
+
+        est._boost = boost
+        est.fit(X, y)
+        ratios[outputs] = predicted
+    for bound, true, values in ratios["sign"]:
+        assert values <= {-1.0, 0.0, 1.0}
+        assert true == pytest.approx(bound, rel=1e-9)
+    assert any(true < bound * (1 - 1e-6) for bound, true, _ in ratios["real"]
+               if len(_) > 3)
+
+
+def test_sign_outputs_isolate_a_ball_half_way_to_the_nearest_point():
+    """Reading (III): the one-point learner in H is the ball |x - x_i|^2 < D_nn(i)/4."""
+    X, y = _data(8, n=50, K=3)
+    est = REBEL(n_rounds=10, weak_learner="isolated", similarity_outputs="sign").fit(X, y)
+    ens = est.forest_
+    for t in range(est.n_rounds_):
+        if ens.kind[t] != sim.KIND_ONE_POINT:
+            continue
+        dist = ((X - ens.center[t]) ** 2).sum(axis=1)
+        assert ens.tau[t] == pytest.approx(0.25 * dist[dist > 0].min(), rel=1e-12)
+        inside = np.array([[*ens.center[t][:-1], ens.center[t][-1] + 0.49 * np.sqrt(
+            dist[dist > 0].min())]])
+        assert ens.outputs(t, inside, np.empty(1))[0] == 1.0
 
 
 def test_isolated_similarities_predict_like_a_constant_far_from_the_training_points():

@@ -1,7 +1,7 @@
 """REBEL with decision stumps, isolated or localized similarities (Appel & Perona, ICML 2017).
 
 REBEL [1] returns a vector of class scores H(x) = sum_t f_t(x) a_t with binary weak learners
-f_t: X -> [-1, +1] and accumulation vectors a_t in R^K (sec. 3); the class is
+f_t: X -> {-1, +1} and accumulation vectors a_t in R^K (sec. 3); the class is
 argmax_k H(x)_k. It minimises the exponential loss (eq. 2)
 
     L = 1/(2N) sum_n <exp[y_n (.) H(x_n)], 1>,   y_n = 1 - 2 delta_{y_n}
@@ -11,11 +11,15 @@ which upper-bounds the training error. Each round, with w_n = 1/2 exp[y_n (.) H(
 
     a* = 1/2 (ln s^T - ln s^F),   L_f = 2 <sqrt(s^T (.) s^F), 1>          (eq. 5)
 
-exact for learners with outputs +-1. Similarities output values in (-1, 1): their sums are
-weighted by |f| (s^T = sum_n |f_n| 1[f_n y_n < 0] w_n, s^F likewise) and eq. 5's loss gains
-the weight they abstain on, <sum_n (1 - |f_n|) w_n, 1>; a* is then the exact minimiser of an
-upper bound of eq. 3 (ALGORITHMS.md). ``vector_step="exact"`` (not the paper's) replaces a*
-by the minimiser of eq. 3 itself for the chosen learner.
+exact for learners with outputs +-1. A similarity's formula (sec. 5.1) has values in [-1, 1];
+by default (``similarity_outputs="sign"``, reading (III) of ALGORITHMS.md, taken on the
+training behaviour of Figs. 6-7) the learner added to H is its sign — a ball around x_i, or
+x_i's half-space of the bisector of x_i and x_j — and eq. 5 is exact. With
+``similarity_outputs="real"`` (reading (II)) the real values enter H, the sums are weighted by
+|f| (s^T = sum_n |f_n| 1[f_n y_n < 0] w_n, s^F likewise) and eq. 5's loss gains the weight
+they abstain on, <sum_n (1 - |f_n|) w_n, 1>; a* is then the exact minimiser of an upper bound
+of eq. 3. ``vector_step="exact"`` (not the paper's) replaces a* by the minimiser of eq. 3
+itself for the chosen learner (the same a* for outputs +-1).
 
 Three weak-learner families (``weak_learner``):
 
@@ -73,10 +77,17 @@ WEAK_LEARNER = ParamSpec(
     "sec. 5.2 steps 0-6)", choices=("stump", "isolated", "localized"))
 VECTOR_STEP = ParamSpec(
     "vector_step", "choice", "closed_form",
-    "accumulation vector of a round: closed_form (eq. 5, the paper's; exact for stumps, "
-    "a minimiser of an upper bound of the loss for similarities) or exact (per-class Newton "
+    "accumulation vector of a round: closed_form (eq. 5, the paper's; exact for stumps and "
+    "sign similarities, a minimiser of an upper bound of the loss for real-valued ones) or "
+    "exact (per-class Newton "
     "minimisation of eq. 3 for the chosen learner: not in the paper; ALGORITHMS.md)",
     choices=("closed_form", "exact"))
+SIMILARITY_OUTPUTS = ParamSpec(
+    "similarity_outputs", "choice", "sign",
+    "what a one- or two-point similarity adds to H: real (the formulas of sec. 5.1, values in "
+    "[-1, 1]) or sign (their signs: a ball, a bisecting half-space; eq. 5 then exact). "
+    "ALGORITHMS.md, 'Binary or real-valued similarities'", choices=("real", "sign"),
+    default_in_key=False)
 STOP_BELOW_ONE_OVER_N = ParamSpec(
     "stop_below_one_over_n", "bool", False,
     "stop after the round whose training loss (eq. 2) falls below 1/N, which makes the "
@@ -87,6 +98,10 @@ STOP_BELOW_ONE_OVER_N = ParamSpec(
 # anchor +1 and every other training point -1 (sec. 5.2 step 2). 0 is the limit tau -> 0+,
 # the isolating vector 2 delta_i - 1 of the guarantee (sec. 5). ALGORITHMS.md, "REBEL".
 TAU_FRACTIONS = (0.0,) + tuple(2.0 ** -k for k in range(10, 0, -1))
+
+# With sign outputs every tau below D_nn(i) gives the same training outputs 2 delta_i - 1; the
+# ball's boundary is put half way to the nearest other point (tau = D_nn(i)/4). ALGORITHMS.md.
+SIGN_TAU_FRACTION = 0.25
 
 # Floor of s^T, s^F in a* = 1/2 ln(s^T/s^F) (weights sum to 1): a class whose weight lies
 # wholly on one side of a binary learner would get an infinite entry; the floor keeps it
@@ -110,6 +125,9 @@ class REBEL(BaseBoosting):
         Newton's method per class (the same for stumps; not in the paper).
     stop_below_one_over_n : bool, default=False
         Stop after the round whose training loss (eq. 2) is below 1/N.
+    similarity_outputs : {"sign", "real"}, default="sign"
+        "sign": a similarity adds its sign (a ball or a bisecting half-space) to H, for which
+        eq. 5 is exact; "real": its real value (sec. 5.1). ALGORITHMS.md.
     max_bins : int, default=255
         Bins per feature of the stumps (similarities use the raw values).
 
@@ -123,21 +141,27 @@ class REBEL(BaseBoosting):
     family = "REBEL"
     reference = ("Appel & Perona, A simple multi-class boosting framework with theoretical "
                  "guarantees and empirical proficiency, ICML 2017")
-    version = "1"
-    param_specs = (N_ROUNDS, WEAK_LEARNER, VECTOR_STEP, STOP_BELOW_ONE_OVER_N, MAX_BINS)
+    # 2: similarities output their signs by default (reading (III), ALGORITHMS.md).
+    version = "2"
+    param_specs = (N_ROUNDS, WEAK_LEARNER, VECTOR_STEP, STOP_BELOW_ONE_OVER_N, SIMILARITY_OUTPUTS,
+                   MAX_BINS)
     test_params = {"n_rounds": 15, "weak_learner": "localized"}
     test_param_variants = ({"n_rounds": 15, "weak_learner": "isolated"},
                            {"n_rounds": 15, "weak_learner": "stump"},
-                           {"n_rounds": 15, "vector_step": "exact"})
-    _scratch_attrs = ("_ws", "_Y", "_V", "_b", "_v", "_f", "_G", "_P", "_iso", "_dist", "_alive",
+                           {"n_rounds": 15, "similarity_outputs": "real"},
+                           {"n_rounds": 15, "similarity_outputs": "real",
+                            "vector_step": "exact"})
+    _scratch_attrs = ("_binary", "_ws", "_Y", "_V", "_b", "_v", "_f", "_G", "_P", "_iso", "_dist",
+                      "_alive",
                       "_hist", "_below", "_mid", "_half")
 
     def __init__(self, n_rounds=100, weak_learner="localized", vector_step="closed_form",
-                 stop_below_one_over_n=False, max_bins=255):
+                 stop_below_one_over_n=False, similarity_outputs="sign", max_bins=255):
         self.n_rounds = n_rounds
         self.weak_learner = weak_learner
         self.vector_step = vector_step
         self.stop_below_one_over_n = stop_below_one_over_n
+        self.similarity_outputs = similarity_outputs
         self.max_bins = max_bins
 
     # -- the feature matrix the loop hands around: codes (stumps) or raw values ------------------
@@ -157,9 +181,11 @@ class REBEL(BaseBoosting):
         return raw
 
     def _bin_fit(self, X):
-        if self.vector_step not in VECTOR_STEP.choices:
-            raise ValueError(f"vector_step must be one of {', '.join(VECTOR_STEP.choices)}, "
-                             f"got {self.vector_step!r}")
+        for spec in (VECTOR_STEP, SIMILARITY_OUTPUTS):
+            value = getattr(self, spec.name)
+            if value not in spec.choices:
+                raise ValueError(f"{spec.name} must be one of {', '.join(spec.choices)}, "
+                                 f"got {value!r}")
         if not self._uses_values():
             return super()._bin_fit(X)
         mapper = X.mapper if isinstance(X, Binned) else BinMapper(
@@ -185,8 +211,10 @@ class REBEL(BaseBoosting):
         self._w = np.full((n, K), 1.0 / (n * K), WEIGHT_DTYPE)   # w_n = 1/2 (eq. 3), normalised
         self._log_loss = math.log(K / 2.0)                      # L_0 = K/2 (sec. 5)
         self.train_log_loss_ = np.full(int(self.n_rounds), np.nan)
+        self._binary = self.similarity_outputs == "sign"
         self.forest_ = RebelEnsemble(K, d if self._uses_values() else 0,
-                                     capacity=min(int(self.n_rounds), 4096))
+                                     capacity=min(int(self.n_rounds), 4096),
+                                     binary=self._binary)
         self._V = np.empty((n, K), WEIGHT_DTYPE)
         self._f = np.empty(n, np.float64)
         self._G = np.empty(K, np.float64)
@@ -272,9 +300,10 @@ class REBEL(BaseBoosting):
         others = dist[dist > 0.0]
         nearest = float(others.min()) if others.size else 0.0
         iso = None
-        for frac in TAU_FRACTIONS if nearest > 0.0 else (0.0,):
+        fractions = (SIGN_TAU_FRACTION,) if self._binary else TAU_FRACTIONS
+        for frac in fractions if nearest > 0.0 else (0.0,):
             tau = frac * nearest
-            one_point_outputs_from_distances(dist, tau, self._f)
+            one_point_outputs_from_distances(dist, tau, self._binary, self._f)
             G, P = self._moments(self._f, V)
             loss = loss_of_moments(W, P, G)
             if iso is None or loss < iso[0]:
@@ -293,8 +322,8 @@ class REBEL(BaseBoosting):
         np.not_equal(b, b[i], out=alive)
         alive &= dist > 0.0
         order = np.argsort(dist, kind="stable")
-        loss, j, _ = two_point_search(X, i, order, V, W, alive, self._mid, self._half,
-                                      self._f, self._G, self._P)
+        loss, j, _ = two_point_search(X, i, order, V, W, alive, self._binary, self._mid,
+                                      self._half, self._f, self._G, self._P)
         if j >= 0 and loss < best[0]:
             half = 0.5 * (X[i] - X[j])
             mid = 0.5 * (X[i] + X[j])

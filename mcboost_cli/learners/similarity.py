@@ -29,6 +29,11 @@ The learners (sec. 5.1; the two-point formula's reading is in ALGORITHMS.md):
 - two-point: f_ij(x) = sqrt(2) <d, x - m> / sqrt(|d|^4 + |x - m|^4), d = (x_i - x_j)/2,
   m = (x_i + x_j)/2: +1 at x_i, -1 at x_j, |f| <= 1, falling off as 1/|x - m|.
 
+With ``binary`` (REBEL's ``similarity_outputs="sign"``, reading (III) of ALGORITHMS.md) a
+similarity's output is the sign of the formula (0 where it is 0): a ball around x_i, or the
+half-space of x_i's side of the bisector of x_i and x_j. Step 6's pruning always compares the
+real values.
+
 ``RebelEnsemble`` stores the fitted learners and their vectors and adds a round's votes to
 running scores, as ``forest.Forest`` does for trees (the base loop calls ``add_round`` and
 ``truncate``).
@@ -64,18 +69,31 @@ def _stump_outputs(codes, feature, threshold, out):
         out[n] = 1.0 if codes[n, feature] > threshold else -1.0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _sign(v):
+    return 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _one_point_value(dist, tau, binary):
+    """f_i = (tau - D)/(tau + D) for D = |x_i - x|^2 (sec. 5.1, one-point mode); the limit
+    tau -> 0+ (an indicator of the anchor: +1 at D = 0, -1 elsewhere) when tau = 0; its sign
+    when ``binary``."""
+    den = tau + dist
+    v = 1.0 if den == 0.0 else (tau - dist) / den
+    return _sign(v) if binary else v
+
+
 @njit(cache=True, nogil=True)
-def _one_point_outputs(X, anchor, tau, out):
-    """f_i(x) = (tau - D)/(tau + D), D = |x_i - x|^2 (sec. 5.1, one-point mode); the limit
-    tau -> 0+ (an indicator of the anchor: +1 at D = 0, -1 elsewhere) when tau = 0."""
+def _one_point_outputs(X, anchor, tau, binary, out):
+    """f_i(x) for every row of X (``_one_point_value``)."""
     d = X.shape[1]
     for n in range(X.shape[0]):
         dist = 0.0
         for c in range(d):
             diff = X[n, c] - anchor[c]
             dist += diff * diff
-        den = tau + dist
-        out[n] = 1.0 if den == 0.0 else (tau - dist) / den
+        out[n] = _one_point_value(dist, tau, binary)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -91,19 +109,22 @@ def _two_point_value(X, n, mid, half, d4):
 
 
 @njit(cache=True, nogil=True)
-def _two_point_outputs(X, mid, half, out):
-    """f_ij(x) = sqrt(2) <d, x - m> / sqrt(|d|^4 + |x - m|^4) (sec. 5.1, two-point mode)."""
+def _two_point_outputs(X, mid, half, binary, out):
+    """f_ij(x) = sqrt(2) <d, x - m> / sqrt(|d|^4 + |x - m|^4) (sec. 5.1, two-point mode), or
+    its sign when ``binary``."""
     d = X.shape[1]
     d2 = 0.0
     for c in range(d):
         d2 += half[c] * half[c]
     d4 = d2 * d2
     for n in range(X.shape[0]):
-        out[n] = _two_point_value(X, n, mid, half, d4)
+        v = _two_point_value(X, n, mid, half, d4)
+        out[n] = _sign(v) if binary else v
 
 
-def naive_learner_outputs(kind, X, feature=0, threshold=0, tau=0.0, center=None, half=None):
-    """Numpy twin of ``learner_outputs``."""
+def naive_learner_outputs(kind, X, feature=0, threshold=0, tau=0.0, center=None, half=None,
+                          binary=False):
+    """Numpy twin of ``RebelEnsemble.outputs``."""
     if kind == KIND_CONSTANT:
         return np.ones(X.shape[0])
     if kind == KIND_STUMP:
@@ -112,9 +133,12 @@ def naive_learner_outputs(kind, X, feature=0, threshold=0, tau=0.0, center=None,
         dist = ((X - center) ** 2).sum(axis=1)
         den = tau + dist
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(den == 0.0, 1.0, (tau - dist) / den)
-    diff = X - center
-    return _SQRT2 * (diff @ half) / np.sqrt((half @ half) ** 2 + (diff * diff).sum(axis=1) ** 2)
+            f = np.where(den == 0.0, 1.0, (tau - dist) / den)
+    else:
+        diff = X - center
+        f = _SQRT2 * (diff @ half) / np.sqrt((half @ half) ** 2
+                                             + (diff * diff).sum(axis=1) ** 2)
+    return np.sign(f) if binary else f
 
 
 # ---------------------------------------------------------------------------------------------
@@ -316,19 +340,18 @@ def squared_distances(X, i, out):
 
 
 @njit(cache=True, nogil=True)
-def one_point_outputs_from_distances(dist, tau, out):
+def one_point_outputs_from_distances(dist, tau, binary, out):
     """f_i(x_n) from D_n = |x_i - x_n|^2, as ``_one_point_outputs``."""
     for n in range(dist.shape[0]):
-        den = tau + dist[n]
-        out[n] = 1.0 if den == 0.0 else (tau - dist[n]) / den
+        out[n] = _one_point_value(dist[n], tau, binary)
 
 
 @njit(cache=True, nogil=True)
-def two_point_pass(X, i, j, V, alive, mid, half, f_out, G_out, P_out):
+def two_point_pass(X, i, j, V, alive, binary, mid, half, f_out, G_out, P_out):
     """Steps 5-6 of sec. 5.2 for the supports x_i, x_j: the outputs of f_ij on every row
-    (``f_out``; ``mid``/``half`` get m and d), their moments G and P (``G_out``, ``P_out``:
-    ``class_moments``), and the pruning:
-    every row n still ``alive`` (a candidate partner) with f_ij(x_n) <= f_ij(x_j)/2 is marked
+    (``f_out``, their signs when ``binary``; ``mid``/``half`` get m and d), their moments G
+    and P (``G_out``, ``P_out``: ``class_moments``), and the pruning: every row n still
+    ``alive`` (a candidate partner) with f_ij(x_n) <= f_ij(x_j)/2 (the real values) is marked
     dead (x_j itself included). Returns the number of rows killed."""
     d = X.shape[1]
     K = V.shape[1]
@@ -341,24 +364,24 @@ def two_point_pass(X, i, j, V, alive, mid, half, f_out, G_out, P_out):
     for k in range(K):
         G_out[k] = 0.0
         P_out[k] = 0.0
+    cut = 0.5 * _two_point_value(X, j, mid, half, d4)
+    killed = 0
     for n in range(X.shape[0]):
-        fn = _two_point_value(X, n, mid, half, d4)
+        value = _two_point_value(X, n, mid, half, d4)
+        if alive[n] and value <= cut:
+            alive[n] = False
+            killed += 1
+        fn = _sign(value) if binary else value
         f_out[n] = fn
         an = abs(fn)
         for k in range(K):
             G_out[k] += fn * V[n, k]
             P_out[k] += an * abs(V[n, k])
-    cut = 0.5 * f_out[j]
-    killed = 0
-    for n in range(X.shape[0]):
-        if alive[n] and f_out[n] <= cut:
-            alive[n] = False
-            killed += 1
     return killed
 
 
 @njit(cache=True, nogil=True)
-def two_point_search(X, i, order, V, W, alive, mid, half, f_out, G_out, P_out):
+def two_point_search(X, i, order, V, W, alive, binary, mid, half, f_out, G_out, P_out):
     """Steps 4-6 of sec. 5.2 with the anchor x_i: repeatedly take the nearest candidate x_j
     still alive (``order``: rows by increasing |x_i - x_n|^2), score f_ij by eq. 5 and prune
     (``two_point_pass``), until no candidate is left. Returns (least loss, its j or -1, number
@@ -370,7 +393,7 @@ def two_point_search(X, i, order, V, W, alive, mid, half, f_out, G_out, P_out):
         j = order[p]
         if not alive[j]:
             continue
-        two_point_pass(X, i, j, V, alive, mid, half, f_out, G_out, P_out)
+        two_point_pass(X, i, j, V, alive, binary, mid, half, f_out, G_out, P_out)
         tried += 1
         loss = loss_of_moments(W, P_out, G_out)
         if loss < best:
@@ -379,7 +402,7 @@ def two_point_search(X, i, order, V, W, alive, mid, half, f_out, G_out, P_out):
     return best, best_j, tried
 
 
-def naive_two_point_search(X, i, V, W, alive):
+def naive_two_point_search(X, i, V, W, alive, binary=False):
     """Numpy twin of ``two_point_search`` (each pass by ``naive_two_point_pass``)."""
     alive = alive.copy()
     dist = ((X - X[i]) ** 2).sum(axis=1)
@@ -387,7 +410,7 @@ def naive_two_point_search(X, i, V, W, alive):
     for j in np.argsort(dist, kind="stable"):
         if not alive[j]:
             continue
-        _, (G, P), alive = naive_two_point_pass(X, i, j, V, alive)
+        _, (G, P), alive = naive_two_point_pass(X, i, j, V, alive, binary)
         tried += 1
         loss = naive_loss_of_moments(W, P, G)
         if loss < best:
@@ -395,12 +418,13 @@ def naive_two_point_search(X, i, V, W, alive):
     return best, best_j, tried
 
 
-def naive_two_point_pass(X, i, j, V, alive):
+def naive_two_point_pass(X, i, j, V, alive, binary=False):
     """Numpy twin of ``two_point_pass``: returns (f, G, alive after the pruning)."""
     half = 0.5 * (X[i] - X[j])
     mid = 0.5 * (X[i] + X[j])
-    f = naive_learner_outputs(KIND_TWO_POINT, X, center=mid, half=half)
-    alive = alive & ~(f <= 0.5 * f[j])
+    real = naive_learner_outputs(KIND_TWO_POINT, X, center=mid, half=half)
+    alive = alive & ~(real <= 0.5 * real[j])
+    f = np.sign(real) if binary else real
     return f, naive_class_moments(f, V), alive
 
 
@@ -513,12 +537,15 @@ class RebelEnsemble:
     """The fitted rounds of a REBEL model: each a learner (kind and its parameters) and its
     accumulation vector a_t (K,). ``center`` holds the anchor x_i of a one-point learner and
     the midpoint m of a two-point one, ``half`` the half-difference d of a two-point one;
-    ``feature``/``threshold`` a stump's (threshold on the binned codes).
+    ``feature``/``threshold`` a stump's (threshold on the binned codes). ``binary``: the
+    similarities output their signs (REBEL's ``similarity_outputs="sign"``).
     """
 
-    def __init__(self, n_classes: int, n_features: int, capacity: int = 64):
+    def __init__(self, n_classes: int, n_features: int, capacity: int = 64,
+                 binary: bool = False):
         self.n_classes = int(n_classes)
         self.n_features = int(n_features)
+        self.binary = bool(binary)
         self.n_rounds = 0
         cap = max(1, int(capacity))
         self.kind = np.zeros(cap, np.int8)
@@ -574,9 +601,9 @@ class RebelEnsemble:
         elif kind == KIND_STUMP:
             _stump_outputs(X, int(self.feature[t]), int(self.threshold[t]), out)
         elif kind == KIND_ONE_POINT:
-            _one_point_outputs(X, self.center[t], float(self.tau[t]), out)
+            _one_point_outputs(X, self.center[t], float(self.tau[t]), self.binary, out)
         else:
-            _two_point_outputs(X, self.center[t], self.half[t], out)
+            _two_point_outputs(X, self.center[t], self.half[t], self.binary, out)
         return out
 
     def add_votes(self, t: int, f, y, scores, pred) -> int:
