@@ -88,7 +88,8 @@ def test_kernels_equal_their_naive_twins(seed, binary):
     # Two-point: +1 at x_i, -1 at x_j; one pass and a whole search (steps 4-6).
     alive = rng.random(n) < 0.6
     fo, Go, Po, a2 = np.empty(n), np.empty(K), np.empty(K), alive.copy()
-    sim.two_point_pass(X, 1, 2, V, a2, binary, np.empty(d), np.empty(d), fo, Go, Po)
+    sim.two_point_pass(X, 1, 2, V, W, V.sum(axis=0), a2, binary, np.empty(d), np.empty(d),
+                       fo, Go, Po)
     fn, (Gn, Pn), an = sim.naive_two_point_pass(X, 1, 2, V, alive, binary)
     np.testing.assert_allclose(fo, fn, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(Go, Gn, rtol=1e-12, atol=1e-15)

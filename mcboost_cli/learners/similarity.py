@@ -347,12 +347,17 @@ def one_point_outputs_from_distances(dist, tau, binary, out):
 
 
 @njit(cache=True, nogil=True)
-def two_point_pass(X, i, j, V, alive, binary, mid, half, f_out, G_out, P_out):
+def two_point_pass(X, i, j, V, W, V_sum, alive, binary, mid, half, f_out, G_out, P_out):
     """Steps 5-6 of sec. 5.2 for the supports x_i, x_j: the outputs of f_ij on every row
     (``f_out``, their signs when ``binary``; ``mid``/``half`` get m and d), their moments G
     and P (``G_out``, ``P_out``: ``class_moments``), and the pruning: every row n still
     ``alive`` (a candidate partner) with f_ij(x_n) <= f_ij(x_j)/2 (the real values) is marked
-    dead (x_j itself included). Returns the number of rows killed."""
+    dead (x_j itself included). Returns the number of rows killed.
+
+    With ``binary`` the sign of f_ij is the sign of <d, x_n - m>, so |x_n - m|^2 is computed
+    only for the rows still alive (the pruning), and the moments come from the rows with
+    f = +1 and f = 0 alone: G = 2 sum_{f>0} V - ``V_sum``, P = ``W`` - sum_{f=0} |V|
+    (``V_sum`` = sum_n V_n, ``W`` = sum_n w_n; unused otherwise)."""
     d = X.shape[1]
     K = V.shape[1]
     d2 = 0.0
@@ -366,6 +371,28 @@ def two_point_pass(X, i, j, V, alive, binary, mid, half, f_out, G_out, P_out):
         P_out[k] = 0.0
     cut = 0.5 * _two_point_value(X, j, mid, half, d4)
     killed = 0
+    if binary:
+        for n in range(X.shape[0]):
+            if alive[n] and _two_point_value(X, n, mid, half, d4) <= cut:
+                alive[n] = False
+                killed += 1
+            dot = 0.0
+            for c in range(d):
+                dot += half[c] * (X[n, c] - mid[c])
+            if dot > 0.0:
+                f_out[n] = 1.0
+                for k in range(K):
+                    G_out[k] += V[n, k]
+            elif dot < 0.0:
+                f_out[n] = -1.0
+            else:
+                f_out[n] = 0.0
+                for k in range(K):
+                    P_out[k] += abs(V[n, k])
+        for k in range(K):
+            G_out[k] = 2.0 * G_out[k] - V_sum[k]
+            P_out[k] = W[k] - P_out[k]
+        return killed
     for n in range(X.shape[0]):
         value = _two_point_value(X, n, mid, half, d4)
         if alive[n] and value <= cut:
@@ -389,11 +416,16 @@ def two_point_search(X, i, order, V, W, alive, binary, mid, half, f_out, G_out, 
     best = np.inf
     best_j = -1
     tried = 0
+    K = V.shape[1]
+    V_sum = np.zeros(K)
+    for n in range(V.shape[0]):
+        for k in range(K):
+            V_sum[k] += V[n, k]
     for p in range(order.shape[0]):
         j = order[p]
         if not alive[j]:
             continue
-        two_point_pass(X, i, j, V, alive, binary, mid, half, f_out, G_out, P_out)
+        two_point_pass(X, i, j, V, W, V_sum, alive, binary, mid, half, f_out, G_out, P_out)
         tried += 1
         loss = loss_of_moments(W, P_out, G_out)
         if loss < best:
