@@ -83,6 +83,14 @@ def test_error_curves_end_to_end(tmp_path):
                                                             abs=1e-6)
     test2 = csv2[csv2["part"] == "test"].reset_index(drop=True)
     assert np.array_equal(test2["error_percent"].to_numpy(), csv["error_percent"].to_numpy())
+    # A logarithmic round axis draws the same numbers on a different axis.
+    cfg3 = tmp_path / "c3.yaml"
+    cfg3.write_text(CONFIG + "    x_scale: log\n")
+    r = invoke(["report", str(cfg3), "--results-dir", str(tmp_path / "r3"),
+                "--store", str(store)], tmp_path)
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "r3" / "figure3.csv").read_bytes() == drawn["figure3.csv"]
+    assert (tmp_path / "r3" / "figure3.svg").read_bytes() != drawn["figure3.svg"]
 
 
 BASE = {
@@ -101,6 +109,8 @@ def _figure(**kw):
 
 def test_config_error_curves_keys():
     assert _figure().figures[0].parts == ("test",)
+    assert _figure().figures[0].x_scale == "linear"
+    assert _figure(x_scale="log").figures[0].x_scale == "log"
     assert _figure(parts=["train", "test"], compare=["SAMME"]).figures[0].parts == \
         ("train", "test")
     cases = [
@@ -113,6 +123,10 @@ def test_config_error_curves_keys():
         (dict(kind="phase_curves", parts=["test"]), "figures[0].parts: is only valid for "
                                                     "kind error_curves"),
         (dict(rounds=[1]), "figures[0].rounds: is only valid for kind decision_regions"),
+        (dict(x_scale="logit"), "figures[0].x_scale: 'logit' is not valid; expected one of "
+                                "linear, log"),
+        (dict(kind="phase_curves", x_scale="log"), "figures[0].x_scale: is only valid for "
+                                                   "kind error_curves"),
     ]
     for kw, message in cases:
         with pytest.raises(UserError) as info:

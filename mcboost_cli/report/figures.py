@@ -213,8 +213,8 @@ def phase_curves(config, fig, planned, store, out_dir: Path, results=None) -> li
 def error_curves(config, fig, planned, store, out_dir: Path, results=None) -> list[Path]:
     """Error (%) per boosting round of the figure's columns on its dataset and fold: a panel
     per part of ``fig.parts`` (train, test), a line per column, the main column first and
-    drawn heavier; the x axis is linear from round 1, as the coherence paper's Figure 3
-    draws its 100 steps. Each line is the stored curve of the grid point validation selected
+    drawn heavier; the x axis is linear from round 1 (as the coherence paper's Figure 3
+    draws its 100 steps) or, with ``x_scale: log``, logarithmic (the REBEL paper's Figure 6). Each line is the stored curve of the grid point validation selected
     (under the predefined protocol: the cell's only one), up to its last round.
 
     The CSV holds the plotted numbers: algorithm, params, part, round, error_percent.
@@ -244,7 +244,10 @@ def error_curves(config, fig, planned, store, out_dir: Path, results=None) -> li
         ax.set_title(f"{fig.dataset}: {'training' if part == 'train' else 'test'} error",
                      fontsize=10)
         ax.grid(True, color="0.9", lw=0.6)
-        ax.xaxis.get_major_locator().set_params(integer=True)
+        if fig.x_scale == "log":
+            ax.set_xscale("log")
+        else:
+            ax.xaxis.get_major_locator().set_params(integer=True)
     axes[0][0].legend(fontsize=8, loc="upper right")
     title = fig.title + ("\nQUICK (reduced budget)" if config.is_quick else "")
     fig_.suptitle(title, fontsize=9)

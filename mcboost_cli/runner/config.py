@@ -58,6 +58,8 @@ FIGURE_KEYS = {
     "compare": "labels of other columns drawn beside it (phase_curves, error_curves)",
     "parts": "which errors are drawn, a panel each (error_curves): a list of train, test "
              "(default [test])",
+    "x_scale": "the round axis of error_curves: linear (default) or log (as the REBEL paper's "
+               "Figure 6 draws its iterations)",
     "rounds": "rounds whose decision regions are drawn (decision_regions; default: every "
               "recorded one: 1, 10, 100, the reported and the last round)",
     "temperatures": "temperatures T of the coherence curves (loss_functions; default "
@@ -216,6 +218,7 @@ class FigureSpec:
     compare: tuple[str, ...] = ()
     rounds: tuple[int, ...] = ()     # decision_regions: the rounds drawn (empty: all recorded)
     parts: tuple[str, ...] = ()      # error_curves: "train" and/or "test", a panel each
+    x_scale: str = "linear"          # error_curves: the round axis, linear or log
     temperatures: tuple[float, ...] = ()        # loss_functions: the coherence curves' T
     losses: tuple[str, ...] = ()                # loss_functions: other losses drawn
     margin_range: tuple[float, float] = (-2.0, 2.0)   # loss_functions: the z axis
@@ -631,7 +634,7 @@ def _figures(path, raw, tables, all_folds, noise_rates=(0.0,)) -> list[FigureSpe
         parts = _figure_parts(path, where, f)
         out.append(FigureSpec(f["id"], f["kind"], str(f.get("title", f["id"])), f["table"],
                               f["dataset"], int(fold), f["algorithm"], tuple(compare),
-                              rounds, parts))
+                              rounds, parts, x_scale=_figure_x_scale(path, where, f)))
     return out
 
 
@@ -681,6 +684,22 @@ def _figure_parts(path, where, f) -> tuple[str, ...]:
     return tuple(_list_of(path, f"{where}.parts", f.get("parts", ["test"]), str,
                           check=lambda v: v in ERROR_PARTS,
                           choices_text="names among " + ", ".join(ERROR_PARTS)))
+
+
+X_SCALES = ("linear", "log")
+
+
+def _figure_x_scale(path, where, f) -> str:
+    """The ``x_scale`` of an error_curves figure (default linear)."""
+    if f["kind"] != "error_curves":
+        if "x_scale" in f:
+            raise _err(path, f"{where}.x_scale", "is only valid for kind error_curves; remove it")
+        return "linear"
+    scale = f.get("x_scale", "linear")
+    if scale not in X_SCALES:
+        raise _err(path, f"{where}.x_scale", f"{quote(scale)} is not valid; expected one of "
+                                             + ", ".join(X_SCALES))
+    return scale
 
 
 def _figure_rounds(path, where, f) -> tuple[int, ...]:
