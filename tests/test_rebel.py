@@ -63,7 +63,7 @@ def test_kernels_equal_their_naive_twins(seed, binary):
         assert iso[i] == pytest.approx(sim.naive_loss_of_moments(W, W, fi @ V), rel=1e-12)
     # Outputs of every learner kind.
     mid, half = 0.5 * (X[1] + X[2]), 0.5 * (X[1] - X[2])
-    ens = sim.RebelEnsemble(K, d, binary=binary)
+    ens = sim.RebelEnsemble(K, d, binary_one_point=binary, binary_two_point=binary)
     cases = [(sim.KIND_ONE_POINT, {"tau": 0.7, "center": X[3]}),
              (sim.KIND_ONE_POINT, {"tau": 0.0, "center": X[3]}),
              (sim.KIND_TWO_POINT, {"center": mid, "half": half}),
@@ -221,7 +221,8 @@ def test_closed_form_vector_minimises_the_bound_for_real_valued_learners(seed):
                          [("stump", "closed_form", "real"), ("isolated", "closed_form", "real"),
                           ("localized", "closed_form", "real"), ("localized", "exact", "real"),
                           ("isolated", "closed_form", "sign"),
-                          ("localized", "closed_form", "sign")])
+                          ("localized", "closed_form", "sign"),
+                          ("localized", "closed_form", "two_point_sign")])
 def test_training_loss_decreases_every_round(weak_learner, vector_step, outputs):
     X, y = _data(1, n=150, K=4)
     est = REBEL(n_rounds=60, weak_learner=weak_learner, vector_step=vector_step,
@@ -244,7 +245,7 @@ def test_training_loss_is_the_loss_of_the_stored_scores():
     assert math.log(loss) == pytest.approx(est.train_log_loss_[-1], rel=1e-9, abs=1e-9)
 
 
-@pytest.mark.parametrize("outputs", ["real", "sign"])
+@pytest.mark.parametrize("outputs", ["real", "sign", "two_point_sign"])
 @pytest.mark.parametrize("weak_learner", ["isolated", "localized"])
 def test_training_error_reaches_zero_on_distinct_points(weak_learner, outputs):
     """Sec. 5: with learners that isolate any point, the training error reaches 0 on any
@@ -345,3 +346,19 @@ def test_two_classes():
     est = REBEL(n_rounds=20, weak_learner="stump").fit(X, y)
     assert np.all(np.diff(est.train_log_loss_) < 0)
     assert est.train_errors_[-1] < 0.3
+
+
+def test_two_point_sign_mixes_the_kinds():
+    """Reading (V): one-point learners keep their real values (tau among the fractions of
+    D_nn), two-point learners output their signs."""
+    X, y = _data(9, n=80, K=3)
+    est = REBEL(n_rounds=25, similarity_outputs="two_point_sign").fit(X, y)
+    ens = est.forest_
+    kinds = set(ens.kind[:est.n_rounds_].tolist())
+    assert sim.KIND_TWO_POINT in kinds
+    for t in range(est.n_rounds_):
+        f = ens.outputs(t, X, np.empty(len(y)))
+        if ens.kind[t] == sim.KIND_TWO_POINT:
+            assert set(np.unique(f)) <= {-1.0, 0.0, 1.0}
+        elif ens.kind[t] == sim.KIND_ONE_POINT and ens.tau[t] > 0:
+            assert len(np.unique(f)) > 3

@@ -52,6 +52,9 @@ def main(argv=None):
     ap.add_argument("--n-train", type=int, default=None,
                     help="fit on this many rows of a seeded permutation of all rows")
     ap.add_argument("--mirror", default=None, help="folder or URL laid out like the UCI archive")
+    ap.add_argument("--outputs", nargs="+", choices=SIMILARITY_OUTPUTS.choices,
+                    default=list(SIMILARITY_OUTPUTS.choices),
+                    help="the readings compared (default: all)")
     args = ap.parse_args(argv)
     ds = load_dataset(args.dataset, mirror=args.mirror)
     X, y = np.asarray(ds.X, np.float64), np.asarray(ds.y)
@@ -65,7 +68,7 @@ def main(argv=None):
     else:
         behaviour_rows = perm
         fit_rows, valid_rows = perm[:len(perm) * 3 // 4], perm[len(perm) * 3 // 4:]
-    for outputs in SIMILARITY_OUTPUTS.choices[::-1]:
+    for outputs in args.outputs:
         est, seconds = _fit(X[behaviour_rows], y[behaviour_rows], args.n_rounds, outputs)
         out = {"dataset": args.dataset, "similarity_outputs": outputs,
                "N": len(behaviour_rows), **_behaviour(est, seconds)}

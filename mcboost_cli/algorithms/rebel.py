@@ -12,13 +12,14 @@ which upper-bounds the training error. Each round, with w_n = 1/2 exp[y_n (.) H(
     a* = 1/2 (ln s^T - ln s^F),   L_f = 2 <sqrt(s^T (.) s^F), 1>          (eq. 5)
 
 exact for learners with outputs +-1. A similarity's formula (sec. 5.1) has values in [-1, 1];
-by default (``similarity_outputs="sign"``, reading (III) of ALGORITHMS.md, taken on the
-training behaviour of Figs. 6-7) the learner added to H is its sign — a ball around x_i, or
-x_i's half-space of the bisector of x_i and x_j — and eq. 5 is exact. With
-``similarity_outputs="real"`` (reading (II)) the real values enter H, the sums are weighted by
-|f| (s^T = sum_n |f_n| 1[f_n y_n < 0] w_n, s^F likewise) and eq. 5's loss gains the weight
-they abstain on, <sum_n (1 - |f_n|) w_n, 1>; a* is then the exact minimiser of an upper bound
-of eq. 3. ``vector_step="exact"`` (not the paper's) replaces a* by the minimiser of eq. 3
+``similarity_outputs`` says what enters H (ALGORITHMS.md, "Binary or real-valued
+similarities"): "sign" (reading (III)) adds the sign of every similarity — a ball around
+x_i, or x_i's half-space of the bisector of x_i and x_j —, for which eq. 5 is exact;
+"two_point_sign" (reading (V), the default: taken on training behaviour and validation
+error) the sign of two-point learners and the real value of one-point ones; "real" (reading (II)) the real values. For real values the sums are
+weighted by |f| (s^T = sum_n |f_n| 1[f_n y_n < 0] w_n, s^F likewise) and eq. 5's loss gains
+the weight they abstain on, <sum_n (1 - |f_n|) w_n, 1>; a* is then the exact minimiser of an
+upper bound of eq. 3. ``vector_step="exact"`` (not the paper's) replaces a* by the minimiser of eq. 3
 itself for the chosen learner (the same a* for outputs +-1).
 
 Three weak-learner families (``weak_learner``):
@@ -83,11 +84,12 @@ VECTOR_STEP = ParamSpec(
     "minimisation of eq. 3 for the chosen learner: not in the paper; ALGORITHMS.md)",
     choices=("closed_form", "exact"))
 SIMILARITY_OUTPUTS = ParamSpec(
-    "similarity_outputs", "choice", "sign",
+    "similarity_outputs", "choice", "two_point_sign",
     "what a one- or two-point similarity adds to H: real (the formulas of sec. 5.1, values in "
-    "[-1, 1]) or sign (their signs: a ball, a bisecting half-space; eq. 5 then exact). "
-    "ALGORITHMS.md, 'Binary or real-valued similarities'", choices=("real", "sign"),
-    default_in_key=False)
+    "[-1, 1]), sign (their signs: a ball, a bisecting half-space; eq. 5 then exact) or "
+    "two_point_sign (two-point learners their signs, one-point learners their real values). "
+    "ALGORITHMS.md, 'Binary or real-valued similarities'",
+    choices=("real", "sign", "two_point_sign"), default_in_key=False)
 STOP_BELOW_ONE_OVER_N = ParamSpec(
     "stop_below_one_over_n", "bool", False,
     "stop after the round whose training loss (eq. 2) falls below 1/N, which makes the "
@@ -125,9 +127,10 @@ class REBEL(BaseBoosting):
         Newton's method per class (the same for stumps; not in the paper).
     stop_below_one_over_n : bool, default=False
         Stop after the round whose training loss (eq. 2) is below 1/N.
-    similarity_outputs : {"sign", "real"}, default="sign"
+    similarity_outputs : {"two_point_sign", "sign", "real"}, default="two_point_sign"
         "sign": a similarity adds its sign (a ball or a bisecting half-space) to H, for which
-        eq. 5 is exact; "real": its real value (sec. 5.1). ALGORITHMS.md.
+        eq. 5 is exact; "real": its real value (sec. 5.1); "two_point_sign": the sign of
+        two-point learners, the real value of one-point ones. ALGORITHMS.md.
     max_bins : int, default=255
         Bins per feature of the stumps (similarities use the raw values).
 
@@ -142,21 +145,24 @@ class REBEL(BaseBoosting):
     reference = ("Appel & Perona, A simple multi-class boosting framework with theoretical "
                  "guarantees and empirical proficiency, ICML 2017")
     # 2: similarities output their signs by default (reading (III), ALGORITHMS.md).
-    version = "2"
+    # 3: two-point learners their signs, one-point learners their real values (reading (V)).
+    version = "3"
     param_specs = (N_ROUNDS, WEAK_LEARNER, VECTOR_STEP, STOP_BELOW_ONE_OVER_N, SIMILARITY_OUTPUTS,
                    MAX_BINS)
     test_params = {"n_rounds": 15, "weak_learner": "localized"}
     test_param_variants = ({"n_rounds": 15, "weak_learner": "isolated"},
                            {"n_rounds": 15, "weak_learner": "stump"},
                            {"n_rounds": 15, "similarity_outputs": "real"},
+                           {"n_rounds": 15, "similarity_outputs": "sign"},
                            {"n_rounds": 15, "similarity_outputs": "real",
                             "vector_step": "exact"})
-    _scratch_attrs = ("_binary", "_ws", "_Y", "_V", "_b", "_v", "_f", "_G", "_P", "_iso", "_dist",
+    _scratch_attrs = ("_binary_one", "_binary_two", "_ws", "_Y", "_V", "_b", "_v", "_f", "_G", "_P", "_iso", "_dist",
                       "_alive",
                       "_hist", "_below", "_mid", "_half")
 
     def __init__(self, n_rounds=100, weak_learner="localized", vector_step="closed_form",
-                 stop_below_one_over_n=False, similarity_outputs="sign", max_bins=255):
+                 stop_below_one_over_n=False, similarity_outputs="two_point_sign",
+                 max_bins=255):
         self.n_rounds = n_rounds
         self.weak_learner = weak_learner
         self.vector_step = vector_step
@@ -211,10 +217,12 @@ class REBEL(BaseBoosting):
         self._w = np.full((n, K), 1.0 / (n * K), WEIGHT_DTYPE)   # w_n = 1/2 (eq. 3), normalised
         self._log_loss = math.log(K / 2.0)                      # L_0 = K/2 (sec. 5)
         self.train_log_loss_ = np.full(int(self.n_rounds), np.nan)
-        self._binary = self.similarity_outputs == "sign"
+        self._binary_one = self.similarity_outputs == "sign"
+        self._binary_two = self.similarity_outputs in ("sign", "two_point_sign")
         self.forest_ = RebelEnsemble(K, d if self._uses_values() else 0,
                                      capacity=min(int(self.n_rounds), 4096),
-                                     binary=self._binary)
+                                     binary_one_point=self._binary_one,
+                                     binary_two_point=self._binary_two)
         self._V = np.empty((n, K), WEIGHT_DTYPE)
         self._f = np.empty(n, np.float64)
         self._G = np.empty(K, np.float64)
@@ -300,10 +308,10 @@ class REBEL(BaseBoosting):
         others = dist[dist > 0.0]
         nearest = float(others.min()) if others.size else 0.0
         iso = None
-        fractions = (SIGN_TAU_FRACTION,) if self._binary else TAU_FRACTIONS
+        fractions = (SIGN_TAU_FRACTION,) if self._binary_one else TAU_FRACTIONS
         for frac in fractions if nearest > 0.0 else (0.0,):
             tau = frac * nearest
-            one_point_outputs_from_distances(dist, tau, self._binary, self._f)
+            one_point_outputs_from_distances(dist, tau, self._binary_one, self._f)
             G, P = self._moments(self._f, V)
             loss = loss_of_moments(W, P, G)
             if iso is None or loss < iso[0]:
@@ -322,7 +330,7 @@ class REBEL(BaseBoosting):
         np.not_equal(b, b[i], out=alive)
         alive &= dist > 0.0
         order = np.argsort(dist, kind="stable")
-        loss, j, _ = two_point_search(X, i, order, V, W, alive, self._binary, self._mid,
+        loss, j, _ = two_point_search(X, i, order, V, W, alive, self._binary_two, self._mid,
                                       self._half, self._f, self._G, self._P)
         if j >= 0 and loss < best[0]:
             half = 0.5 * (X[i] - X[j])

@@ -29,7 +29,7 @@ The learners (sec. 5.1; the two-point formula's reading is in ALGORITHMS.md):
 - two-point: f_ij(x) = sqrt(2) <d, x - m> / sqrt(|d|^4 + |x - m|^4), d = (x_i - x_j)/2,
   m = (x_i + x_j)/2: +1 at x_i, -1 at x_j, |f| <= 1, falling off as 1/|x - m|.
 
-With ``binary`` (REBEL's ``similarity_outputs="sign"``, reading (III) of ALGORITHMS.md) a
+With ``binary`` (REBEL's ``similarity_outputs``, readings (III) and (V) of ALGORITHMS.md) a
 similarity's output is the sign of the formula (0 where it is 0): a ball around x_i, or the
 half-space of x_i's side of the bisector of x_i and x_j. Step 6's pruning always compares the
 real values.
@@ -569,15 +569,17 @@ class RebelEnsemble:
     """The fitted rounds of a REBEL model: each a learner (kind and its parameters) and its
     accumulation vector a_t (K,). ``center`` holds the anchor x_i of a one-point learner and
     the midpoint m of a two-point one, ``half`` the half-difference d of a two-point one;
-    ``feature``/``threshold`` a stump's (threshold on the binned codes). ``binary``: the
-    similarities output their signs (REBEL's ``similarity_outputs="sign"``).
+    ``feature``/``threshold`` a stump's (threshold on the binned codes). ``binary_one_point``
+    / ``binary_two_point``: those similarities output their signs (REBEL's
+    ``similarity_outputs``).
     """
 
     def __init__(self, n_classes: int, n_features: int, capacity: int = 64,
-                 binary: bool = False):
+                 binary_one_point: bool = False, binary_two_point: bool = False):
         self.n_classes = int(n_classes)
         self.n_features = int(n_features)
-        self.binary = bool(binary)
+        self.binary_one_point = bool(binary_one_point)
+        self.binary_two_point = bool(binary_two_point)
         self.n_rounds = 0
         cap = max(1, int(capacity))
         self.kind = np.zeros(cap, np.int8)
@@ -633,9 +635,10 @@ class RebelEnsemble:
         elif kind == KIND_STUMP:
             _stump_outputs(X, int(self.feature[t]), int(self.threshold[t]), out)
         elif kind == KIND_ONE_POINT:
-            _one_point_outputs(X, self.center[t], float(self.tau[t]), self.binary, out)
+            _one_point_outputs(X, self.center[t], float(self.tau[t]), self.binary_one_point,
+                               out)
         else:
-            _two_point_outputs(X, self.center[t], self.half[t], self.binary, out)
+            _two_point_outputs(X, self.center[t], self.half[t], self.binary_two_point, out)
         return out
 
     def add_votes(self, t: int, f, y, scores, pred) -> int:
