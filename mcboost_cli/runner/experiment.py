@@ -571,6 +571,24 @@ def _describe_plan(config, store, store_file, planned, unique, statuses, importe
     return "\n".join(lines)
 
 
+def _mark_datasets_without_results(config, planned, store, out_dir: Path):
+    """A report shows a dataset of which neither the store nor cells.csv holds any result as
+    not run (as the run that could not get its data did: e.g. MNIST offline), with a note, so
+    that its tables say so and a bars figure is drawn without it."""
+    from .reference import known_results
+    from .store import empty_frame
+    keys = [pc.cell.key for pc in planned]
+    results, _ = known_results(store.frame(keys=keys) if store is not None else empty_frame(),
+                               out_dir / "cells.csv", keys)
+    have = set(results["dataset"])
+    absent = tuple(d for d in config.datasets if d not in have)
+    if not absent:
+        return config
+    return replace(config, not_run=tuple(config.not_run) + absent, notes=config.notes + tuple(
+        f"Not run: {d} (no result of it in the store or {out_dir / 'cells.csv'})"
+        for d in absent))
+
+
 def report_experiment(config: ExperimentConfig | str | os.PathLike, *, store_path=None,
                       results_dir=None, quick: bool = False,
                       sources: Mapping[str, str] | None = None,
@@ -606,9 +624,11 @@ def report_experiment(config: ExperimentConfig | str | os.PathLike, *, store_pat
                             f"run `mcboost run {config.path}" + (" --quick" if quick else "")
                             + "` first")
         # A clean clone: render from the committed per-cell results alone.
+        config = _mark_datasets_without_results(config, planned, None, out_dir)
         summary_df, text, paths = _render(config, planned, None, out_dir, log)
     else:
         with _open_store(store_file) as store:
+            config = _mark_datasets_without_results(config, planned, store, out_dir)
             summary_df, text, paths = _render(config, planned, store, out_dir, log)
     return ExperimentResult(config=config, store_path=store_file, results_dir=out_dir,
                             text=text, paths=paths, tables=summary_df)
