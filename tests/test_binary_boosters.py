@@ -12,6 +12,7 @@ from mcboost_cli.algorithms.logitboost import (
     LogitBoost,
     _binomial_loss,
     _binomial_loss_naive,
+    _newton_leaves,
     _working_responses,
     _working_responses_naive,
 )
@@ -232,7 +233,7 @@ def test_logitboost_step_is_the_newton_step_on_each_leaf():
     expansion of the binomial loss over the leaf's samples; with a cap it does not (the
     comparison has power)."""
     X, y = _noisy_data(5, n=240)
-    est = LogitBoost(n_rounds=8, max_depth=2).fit(X, y)
+    est = LogitBoost(n_rounds=8, max_depth=2, max_abs_response=0).fit(X, y)
     steps = _leaf_steps(est, X, y)
     assert len(steps) >= 20
     # The brute force resolves the minimiser of a flat quadratic to ~sqrt(machine epsilon).
@@ -243,8 +244,8 @@ def test_logitboost_step_is_the_newton_step_on_each_leaf():
 
 
 def _logitboost_stumps_reference(Xb, y, n_bins, n_rounds):
-    """FHT's Algorithm 3 with least-squares stumps, written out from the printed formulas:
-    z = (y* - p)/(p(1 - p)), w = p(1 - p); the stump of least weighted squared error of z over
+    """FHT's Algorithm 3 with least-squares stumps, written out from the printed formulas
+    (no cap): z = (y* - p)/(p(1 - p)), w = p(1 - p); the stump of least weighted squared error of z over
     every (feature, threshold), each side answering its weighted mean (first feature, then
     lowest threshold, among equal errors; the root alone if no split lowers the error);
     F += f/2. Returns F after each round."""
@@ -282,16 +283,16 @@ def _logitboost_stumps_reference(Xb, y, n_bins, n_rounds):
 def test_logitboost_stumps_equal_a_brute_force_logitboost():
     X, y = _noisy_data(6, n=200, F=3)
     mapper = BinMapper(max_bins=32).fit(X)
-    ours = LogitBoost(n_rounds=25, max_depth=1, max_bins=32).fit(X, y)
+    ours = LogitBoost(n_rounds=25, max_depth=1, max_bins=32, max_abs_response=0).fit(X, y)
     ref = _logitboost_stumps_reference(mapper.transform(X), y, mapper.n_bins_, 25)
     np.testing.assert_allclose(_staged_f(ours, X), ref, rtol=1e-7, atol=1e-9)
 
 
 def test_logitboost_stumps_equal_mullogitboost_two_leaves_on_two_classes():
     """K = 2 MulLogitBoost (FHT Algorithm 6, F_1 = -F_0, centred update (K-1)/K = 1/2) with
-    two-leaf trees is binary LogitBoost with stumps, at the same cap (4, MulLogitBoost's)."""
+    two-leaf trees is binary LogitBoost with stumps, at the same cap (4, both defaults)."""
     X, y = _noisy_data(7)
-    ours = LogitBoost(n_rounds=30, max_depth=1, max_abs_response=4.0).fit(X, y)
+    ours = LogitBoost(n_rounds=30, max_depth=1).fit(X, y)
     mul = MulLogitBoost(n_rounds=30, max_leaves=2).fit(X, y)
     for a, b in zip(ours.staged_decision_function(X), mul.staged_decision_function(X)):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
@@ -304,10 +305,10 @@ def test_logitboost_loss_decreases_on_a_separable_problem():
     s = X[:, 0] + X[:, 1]
     keep = np.abs(s) > 0.15                    # a margin around the boundary
     X, y = X[keep], (s[keep] > 0).astype(int)
-    for depth in (1, 3):
-        est = LogitBoost(n_rounds=150, max_depth=depth).fit(X, y)
+    for depth, cap in ((1, 4.0), (3, 4.0), (1, 0.0), (3, 0.0)):
+        est = LogitBoost(n_rounds=150, max_depth=depth, max_abs_response=cap).fit(X, y)
         losses = np.concatenate([[math.log(2.0)], est.train_losses_])
-        assert np.all(np.diff(losses) < 0), depth
+        assert np.all(np.diff(losses) < 0), (depth, cap)
         assert est.train_errors_[-1] == 0.0
         ypm = np.where(y == 1, 1.0, -1.0)
         np.testing.assert_allclose(
@@ -315,12 +316,43 @@ def test_logitboost_loss_decreases_on_a_separable_problem():
                                 for f in _staged_f(est, X)], rtol=1e-10)
 
 
-def test_capped_logitboost_does_not_descend_the_binomial_loss():
-    """The measurement behind the uncapped default (ALGORITHMS.md): with z capped the loss
-    rises in some rounds on noisy data; uncapped it never does."""
+def _one_leaf_step(F, y, cap):
+    """The step the kernels give a single leaf holding every example."""
+    n = F.shape[0]
+    z, ch = np.empty(n), np.empty((n, 2))
+    _working_responses(F, y, cap, z, ch)
+    vote, F_new = np.empty((1, 2)), F.copy()
+    _newton_leaves(np.array([-1], np.int32), 1, np.array([0]), np.array([n]),
+                   np.arange(n, dtype=np.int64), ch, np.zeros(1, np.int32), vote, F_new)
+    np.testing.assert_allclose(F_new - F, vote[0, 1], rtol=1e-12)
+    return vote[0, 1]
+
+
+def test_the_cap_bounds_the_step_where_newtons_diverges():
+    """A leaf of ten examples classified with confidence (F = 8) and one that is not (F = 5,
+    class 0): its Newton step is about -1/(2 sum w) ~ -1e4 (the divergence measured on wdbc,
+    ALGORITHMS.md); capped at z_max, every step is at most z_max / 2."""
+    F = np.array([8.0] * 10 + [5.0])
+    y = np.array([1] * 10 + [0], np.int32)
+    newton = _one_leaf_step(F, y, np.inf)
+    p = 1.0 / (1.0 + np.exp(-2.0 * F))
+    expected = np.sum((y == 1) - p) / (2.0 * np.sum(p * (1.0 - p)))
+    assert newton == pytest.approx(expected, rel=1e-9) and newton < -1e3
+    for cap in (4.0, 2.0):
+        assert abs(_one_leaf_step(F, y, cap)) <= cap / 2.0
+    # Through a whole fit: every leaf's step within z_max / 2.
     X, y = _noisy_data(9, n=400, noise=0.2)
-    capped = LogitBoost(n_rounds=300, max_depth=1, max_abs_response=4.0).fit(X, y)
-    plain = LogitBoost(n_rounds=300, max_depth=1).fit(X, y)
+    est = LogitBoost(n_rounds=200, max_depth=2, max_abs_response=2.0).fit(X, y)
+    steps = np.abs(np.diff(np.vstack([np.zeros(len(y)), _staged_f(est, X)]), axis=0))
+    assert steps.max() <= 1.0 + 1e-12 and steps.max() > 0.5
+
+
+def test_capped_logitboost_need_not_descend_the_binomial_loss():
+    """The price of the cap (ALGORITHMS.md): on noisy data the loss rises in some rounds
+    with z capped; uncapped (Newton) it does not, on this data."""
+    X, y = _noisy_data(9, n=400, noise=0.2)
+    capped = LogitBoost(n_rounds=300, max_depth=1).fit(X, y)
+    plain = LogitBoost(n_rounds=300, max_depth=1, max_abs_response=0).fit(X, y)
     assert np.any(np.diff(capped.train_losses_) > 0)
     assert np.all(np.diff(plain.train_losses_) < 0)
     # 0 and numpy.inf both mean no cap.

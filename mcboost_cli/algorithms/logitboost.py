@@ -7,8 +7,7 @@ Algorithm 3 of [1], as run here, with y* in {0, 1} (class code 1 is y* = 1) and 
 2. Repeat for t = 1..``n_rounds``:
    (a) z_i = (y*_i - p(x_i)) / (p(x_i)(1 - p(x_i))), w_i = p(x_i)(1 - p(x_i))
        (``_working_responses``: in closed form from F; |z| capped at ``max_abs_response``,
-       [1]'s z_max, only if it is given: no cap by default; the weights scaled to sum 1,
-       which changes no fit);
+       [1]'s z_max, 4 by default; the weights scaled to sum 1, which changes no fit);
    (b) f_t(x): the weighted least-squares regression tree of z on x with weights w, grown
        depth-first to ``max_depth`` (``learners.histogram_tree``, ``CRITERION_LEAST_SQUARES``;
        a leaf answers the weighted mean of z over its samples, ``_newton_leaves``);
@@ -19,7 +18,11 @@ Step 2 is a Newton step on the binomial log-likelihood, leaf by leaf: with
 l(F) = sum_i log(1 + e^{-2 y_i F_i}) (minus the log-likelihood), l' = -2 (y* - p) and
 l'' = 4 p (1 - p), so the minimiser of l's second-order expansion in a common step c of a
 leaf's samples is c = sum (y* - p) / (2 sum p (1 - p)) = f / 2 (tested against a brute-force
-minimiser; uncapped z).
+minimiser; uncapped z). Where the leaf's weight sum p (1 - p) is tiny — its examples all
+classified with confidence, but for one that is not — that step is huge (it diverges on wdbc);
+[1]'s cap |z| <= z_max makes f a weighted mean of values in [-z_max, z_max], so every step is
+at most z_max / 2, at the price of steps that are no longer Newton's for the examples whose
+z is capped (the training loss then need not fall every round).
 
 The ensemble's scores are (-F, F) for classes (0, 1): the K = 2 case of FHT's multinomial
 form (F_1 = -F_0), so p = softmax and argmax = sign F (F = 0 goes to class 0). Each tree is a
@@ -56,14 +59,16 @@ from .._dtypes import SCORE_DTYPE, WEIGHT_DTYPE
 from ..learners.forest import VECTOR_VOTE, Forest
 from ..learners.histogram_tree import CRITERION_LEAST_SQUARES, TreeWorkspace, grow_tree
 from .base import BaseBoosting, RoundOutcome
+from .coherence import DEFAULT_MAX_ABS_RESPONSE
 from .params import LOSS_TOLERANCE, MAX_BINS, MAX_DEPTH, N_ROUNDS, ParamSpec
 from .registry import register
 
 MAX_ABS_RESPONSE = ParamSpec(
-    "max_abs_response", "float", 0.0,
-    "cap z_max on the working response |z| (Friedman, Hastie & Tibshirani 2000 offer z_max in "
-    "[2, 4]); 0 = no cap, Algorithm 3 as printed (ALGORITHMS.md); |z| >= 1 always, so a cap "
-    "acts only on examples whose true class has p < 1/z_max", low=1.0, also=(0,))
+    "max_abs_response", "float", DEFAULT_MAX_ABS_RESPONSE,
+    "cap z_max on the working response |z| (Friedman, Hastie & Tibshirani 2000: z_max in "
+    "[2, 4]); it bounds a leaf's step by z_max / 2; |z| >= 1 always, so it acts only on "
+    "examples whose true class has p < 1/z_max; 0 = no cap, Algorithm 3 as printed (its "
+    "Newton steps can diverge: ALGORITHMS.md)", low=1.0, also=(0,))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,9 +203,10 @@ class LogitBoost(BaseBoosting):
     max_depth : int, default=3
         Depth of each regression tree (1 = stump); 1 or 3 in the DirectBoost paper.
     max_bins : int, default=255
-    max_abs_response : float, default=0.0
-        [1]'s z_max: |z| is capped at it; 0 (or numpy.inf): no cap, Algorithm 3 as printed
-        (ALGORITHMS.md, "Binary AdaBoost and LogitBoost").
+    max_abs_response : float, default=4.0
+        [1]'s z_max: |z| is capped at it, which bounds every leaf's step by z_max / 2; 0 (or
+        numpy.inf): no cap, Algorithm 3 as printed (ALGORITHMS.md, "Binary AdaBoost and
+        LogitBoost": its Newton steps diverge on wdbc).
     loss_tolerance : float, default=0.0
         Stop after the round that changed the mean binomial loss by less than this (0: run
         ``n_rounds``).
@@ -224,8 +230,8 @@ class LogitBoost(BaseBoosting):
     test_params = {"n_rounds": 15, "max_depth": 2}
     test_param_variants = ({"n_rounds": 200, "max_depth": 1, "loss_tolerance": 1e-4},)
 
-    def __init__(self, n_rounds=100, max_depth=3, max_bins=255, max_abs_response=0.0,
-                 loss_tolerance=0.0):
+    def __init__(self, n_rounds=100, max_depth=3, max_bins=255,
+                 max_abs_response=DEFAULT_MAX_ABS_RESPONSE, loss_tolerance=0.0):
         self.n_rounds = n_rounds
         self.max_depth = max_depth
         self.max_bins = max_bins
