@@ -1,4 +1,4 @@
-"""AdaBoost.M1 and SAMME: multi-class AdaBoost with label-valued trees.
+"""AdaBoost.M1, SAMME and binary AdaBoost: AdaBoost with label-valued trees.
 
 Both grow one weighted multi-class classification tree per round (each leaf votes for its
 heaviest class) and differ only in the step size and the stopping rule. The tree's splits
@@ -21,6 +21,12 @@ with err = 0 ends the fit: its vote weight would be infinite, so it gets
 ``1 + sum of the previous alphas``, which makes the ensemble predict exactly that tree's labels,
 the limit the infinite weight describes (ALGORITHMS.md, "Perfect weak learners").
 
+``AdaBoost`` (``adaboost``) is binary AdaBoost [4], the DirectBoost paper's baseline [5]: with
+K = 2 classes, AdaBoost.M1's round is [4]'s round and its vote weight log(1/beta) is [4]'s, so
+it is ``AdaBoostM1`` restricted to two classes, with the weighted-error trees by default and
+the paper's stopping rule on the exponential loss (``loss_tolerance``; ALGORITHMS.md, "Binary
+AdaBoost and LogitBoost").
+
 References
 ----------
 .. [1] Y. Freund, R. E. Schapire. Experiments with a new boosting algorithm. ICML 1996
@@ -28,11 +34,17 @@ References
 .. [2] J. Zhu, H. Zou, S. Rosset, T. Hastie. Multi-class AdaBoost. Statistics and Its
        Interface 2(3), 2009 (SAMME, Algorithm 2).
 .. [3] M. Saberian, N. Vasconcelos. Multiclass boosting: theory and algorithms. NIPS 2011.
+.. [4] Y. Freund, R. E. Schapire. A decision-theoretic generalization of on-line learning and
+       an application to boosting. Journal of Computer and System Sciences 55(1), 1997
+       (AdaBoost, Fig. 2).
+.. [5] S. Zhai, T. Xia, M. Tan, S. Wang. Direct 0-1 loss minimization and margin maximization
+       with boosting. NIPS 2013 (sec. 3.1).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 from numba import njit
@@ -46,7 +58,7 @@ from ..learners.histogram_tree import (
     grow_tree,
 )
 from .base import BaseBoosting, RoundOutcome
-from .params import MAX_BINS, MAX_DEPTH, N_ROUNDS, SPLIT_CRITERION
+from .params import LOSS_TOLERANCE, MAX_BINS, MAX_DEPTH, N_ROUNDS, SPLIT_CRITERION
 from .registry import register
 
 # split_criterion -> the grower's criterion (both use the K-channel class-weight histogram).
@@ -141,11 +153,17 @@ class _LabelTreeBoosting(BaseBoosting):
             alpha = 1.0 + self._alpha_sum
             self.forest_.append(ws, m, leaf_label=self._leaf_label, alpha=alpha)
             self.stop_reason_ = "weighted error 0 (perfect weak learner)"
+            self._round_kept(err)
             return RoundOutcome.STOP_AFTER
         alpha, factor_miss, factor_hit = self._step(err)
         self.forest_.append(ws, m, leaf_label=self._leaf_label, alpha=alpha)
         self._alpha_sum += alpha
         _reweight(self._w, self._miss, factor_miss, factor_hit)
+        return self._round_kept(err)
+
+    def _round_kept(self, err) -> RoundOutcome:
+        """Hook after a kept round whose tree had weighted error ``err``: binary AdaBoost's
+        training loss and its stopping rule (``AdaBoost``); nothing here."""
         return RoundOutcome.CONTINUE
 
 
@@ -212,3 +230,95 @@ class SAMME(_LabelTreeBoosting):
     def _step(self, err):
         alpha = math.log((1.0 - err) / err) + math.log(self.n_classes_ - 1.0)
         return alpha, math.exp(alpha), 1.0
+
+
+# Binary AdaBoost's trees minimise the weighted error unless told otherwise: the DirectBoost
+# paper grows AdaBoost's trees on its sample distribution where DirectBoost "simply chooses
+# the attribute to split on by minimizing 0-1 loss" (ALGORITHMS.md, "Binary AdaBoost and
+# LogitBoost"). A new algorithm: its default is in the cell key.
+BINARY_SPLIT_CRITERION = replace(SPLIT_CRITERION, default="error", default_in_key=True)
+
+
+@register
+class AdaBoost(AdaBoostM1):
+    """Binary AdaBoost (Freund & Schapire 1997, Fig. 2) with trees of depth ``max_depth``.
+
+    Round t of [4], Fig. 2, with labels y in {0, 1}: p^t = w^t / sum_i w_i^t (step 1); the
+    weak hypothesis h_t (a tree whose leaves name the heavier class) and its error
+    eps_t = sum_i p_i^t |h_t(x_i) - y_i| (steps 2-3); beta_t = eps_t / (1 - eps_t) (step 4);
+    w_i^{t+1} = w_i^t beta_t^{1 - |h_t(x_i) - y_i|}: the correctly classified examples are
+    multiplied by beta_t (step 5); h_f(x) = 1 iff sum_t log(1/beta_t) h_t(x) >=
+    (1/2) sum_t log(1/beta_t). This is AdaBoost.M1's round (``AdaBoostM1``, the same code)
+    with K = 2: in +-1 form h_f = sign(sum_t alpha_t h_t) with alpha_t = log(1/beta_t), M1's
+    vote weight. (The exponential-loss form of Schapire & Singer and FHT halves every
+    alpha_t, which changes no prediction.) On an exact tie of the vote the ensemble predicts
+    the lower class code (the project's argmax rule) where [4]'s ">=" predicts 1.
+
+    Training loss (``train_losses_``): the exponential loss L_t = (1/n) sum_i
+    exp(-y_i f_t(x_i)) of f_t = (1/2) sum_s alpha_s h_s (y, h in {-1, +1}), which AdaBoost
+    minimises: L_0 = 1 and L_t = L_{t-1} Z_t with Z_t = 2 sqrt(eps_t (1 - eps_t)), the
+    normaliser of round t's reweighting (exact, since p^t is proportional to
+    exp(-y f_{t-1})); a perfect tree (eps_t = 0) gives L_t = 0, the limit of its infinite
+    vote. With ``loss_tolerance`` > 0 the fit stops after the round whose L_t differs from
+    L_{t-1} by less than it (the DirectBoost paper's rule [5], sec. 3.1).
+
+    Parameters
+    ----------
+    n_rounds : int, default=100
+    max_depth : int, default=3
+        1 or 3 in [5]'s experiments.
+    max_bins : int, default=255
+    split_criterion : {"error", "gini"}, default="error"
+        How the round's tree chooses its splits (module docstring).
+    loss_tolerance : float, default=0.0
+        Stop after the round that changed L by less than this (0: run ``n_rounds``).
+
+    Fitted attributes (besides the base class's)
+    ---------------------------------------------
+    train_losses_ : ndarray (n_rounds_,), L_t after each kept round
+    """
+
+    name = "adaboost"
+    family = "AdaBoost"
+    reference = ("Freund & Schapire, A decision-theoretic generalization of on-line learning "
+                 "and an application to boosting, JCSS 1997")
+    version = "1"
+    binary_only = True
+    param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS, BINARY_SPLIT_CRITERION, LOSS_TOLERANCE)
+    test_params = {"n_rounds": 15, "max_depth": 2}
+    test_param_variants = ({"n_rounds": 200, "max_depth": 1, "loss_tolerance": 1e-4},)
+
+    def __init__(self, n_rounds=100, max_depth=3, max_bins=255, split_criterion="error",
+                 loss_tolerance=0.0):
+        super().__init__(n_rounds=n_rounds, max_depth=max_depth, max_bins=max_bins,
+                         split_criterion=split_criterion)
+        self.loss_tolerance = loss_tolerance
+
+    def _init_state(self, X_binned, y, n_bins, hist_width):
+        if self.n_classes_ != 2:
+            raise ValueError(f"adaboost is binary AdaBoost (Freund & Schapire 1997): y has "
+                             f"{self.n_classes_} classes, expected 2 (use adaboost_m1 or "
+                             f"samme for more)")
+        if not float(self.loss_tolerance) >= 0.0:
+            raise ValueError(f"loss_tolerance must be >= 0, got {self.loss_tolerance!r}")
+        super()._init_state(X_binned, y, n_bins, hist_width)
+        self._loss = 1.0            # L_0: f = 0
+        self._losses = []
+
+    def _round_kept(self, err) -> RoundOutcome:
+        previous = self._loss
+        if err <= 0.0:
+            # Perfect tree: the fit ends here (``_boost``); L is the infinite vote's limit.
+            self._loss = 0.0
+            self._losses.append(0.0)
+            return RoundOutcome.STOP_AFTER
+        self._loss = previous * (2.0 * math.sqrt(err * (1.0 - err)))        # L_t = L_{t-1} Z_t
+        self._losses.append(self._loss)
+        if self._loss_change_stops(previous, self._loss):
+            return RoundOutcome.STOP_AFTER
+        return RoundOutcome.CONTINUE
+
+    def _free_state(self):
+        self.train_losses_ = np.array(self._losses[:self.n_rounds_], np.float64)
+        del self._losses, self._loss
+        super()._free_state()

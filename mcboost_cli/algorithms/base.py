@@ -324,6 +324,24 @@ class BaseBoosting(ABC):
     def _free_state(self):
         """Drop per-fit buffers after fitting (weights, workspace)."""
 
+    # -- stopping on the training loss -----------------------------------------------------------
+    def _loss_change_stops(self, previous_loss: float, loss: float) -> bool:
+        """The stopping rule of a booster with a ``loss_tolerance`` parameter: True (and
+        ``stop_reason_`` says why) when the round just kept changed the mean training loss
+        from ``previous_loss`` to ``loss`` by less than the tolerance (absolute change;
+        0 switches the rule off). The round is kept; ``_boost`` then returns
+        ``RoundOutcome.STOP_AFTER``. The DirectBoost paper's rule for its convex baselines
+        (``params.LOSS_TOLERANCE``)."""
+        tolerance = float(self.loss_tolerance)
+        if not tolerance > 0.0:
+            return False
+        change = abs(loss - previous_loss)
+        if change < tolerance:
+            self.stop_reason_ = (f"training loss changed by {change:.3g} < loss_tolerance "
+                                 f"{tolerance:g}")
+            return True
+        return False
+
     # -- prediction ------------------------------------------------------------------------------
     def _staged_scores(self, X):
         X_binned = self._bin(X)

@@ -120,3 +120,15 @@ SPLIT_CRITERION = ParamSpec(
     "split rule of the label trees: gini (weighted Gini impurity, CART) or error (least "
     "weighted misclassification of majority-labelled children; a split that does not lower "
     "it is not made)", choices=("gini", "error"), default_in_key=False)
+
+# The DirectBoost paper's stopping rule for its convex baselines (binary AdaBoost and
+# LogitBoost, ``algorithms.adaboost.AdaBoost``, ``algorithms.logitboost``): "run the
+# algorithms until convergence where the stopping criterion is that the change of loss is less
+# than 1e-6" (Zhai et al., NIPS 2013, sec. 3.1), read as the absolute change of the mean
+# training loss (ALGORITHMS.md, "Binary AdaBoost and LogitBoost"). 0 switches it off; its
+# default is left out of cell keys (``runner.plan.full_params``).
+LOSS_TOLERANCE = ParamSpec(
+    "loss_tolerance", "float", 0.0,
+    "stop after the round whose mean training loss changed by less than this (absolute "
+    "change; the DirectBoost paper's 1e-6); 0 = off, run n_rounds",
+    low=0.0, default_in_key=False)
