@@ -15,6 +15,13 @@ read once per batch; everything is applied before a checkpoint, a shared prefix 
 
 Subclasses implement ``_init_state(X_binned, y, n_bins)`` and ``_boost(t, X_binned, y)``.
 
+A totally corrective booster (LPBoost), which sets the vote weights of every kept round anew
+in each round, keeps its trees in a ``forest.ReweightedForest``: that forest's
+``add_round(t, ...)`` rewrites a set's running scores as those of the ensemble after round t
+rather than adding round t's votes, so this loop records, and ``staged_predict`` replays, the
+ensemble as it stood after each round with no change here (its ``_add_train_round`` does the
+same for the training set).
+
 Checkpoints
 -----------
 A fit that may outlive its process (a long DMCBoost fit, a session or a cluster job that is

@@ -11,7 +11,11 @@ two ways:
 
 ``add_round`` updates running score matrices and their argmax predictions in place and
 returns the number of errors, so a fit records the 0-1 error of every round on every
-evaluation set in one pass, without refitting or re-predicting. A label vote raises one column
+evaluation set in one pass, without refitting or re-predicting. ``ReweightedForest`` is the
+forest of a totally corrective booster (LPBoost), which sets the vote weights of every kept
+round anew in every round: its ``add_round(t, ...)`` rewrites the running scores as those of
+the ensemble that stood after round t (the weights of round t on trees 0..t) instead of
+adding round t's votes, so the same loop, curves and staged predictions serve it. A label vote raises one column
 per row, so the argmax is updated from the old one (``_argmax_after_vote``, np.argmax's tie
 rule: the lowest class among equal maxima) rather than recomputed. ``DeferredLabelVotes``
 applies several rounds of training-set votes in one pass over the rows, with the same
@@ -301,3 +305,93 @@ class Forest:
             self.n_nodes_total = self.tree_offset[n_trees] if n_trees > 0 else 0
             del self.tree_offset[n_trees:]
             del self.alpha[n_trees:]
+
+
+# ---------------------------------------------------------------------------------------------
+# Totally corrective ensembles
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _set_label_scores(X_binned, feature, threshold, left, offsets, leaf_label, weights, used,
+                      y, scores, pred):
+    """scores[i, c] = sum of weights[j] over the trees j in ``used`` whose leaf for x_i names
+    class c (in the order of ``used``); pred = first argmax; returns #errors.
+
+    IN: the forest's node arrays, ``offsets`` (T,) the trees' roots, ``weights`` (T,),
+    ``used`` (U,) int64 the trees with a non-zero weight, increasing; y (n,) int32 (labels
+    < 0 never match). OUT: scores (n, K) (overwritten), pred (n,) int32.
+    """
+    n_errors = 0
+    for i in range(X_binned.shape[0]):
+        for k in range(scores.shape[1]):
+            scores[i, k] = 0.0
+        for u in range(used.shape[0]):
+            j = used[u]
+            o = offsets[j]
+            node = leaf_of(X_binned, i, feature, threshold, left, o)
+            scores[i, leaf_label[o + node]] += weights[j]
+        p = _first_argmax_row(scores, i)
+        pred[i] = p
+        n_errors += np.int64(p != y[i])
+    return n_errors
+
+
+def set_label_scores_naive(forest, weights, X_binned, y):
+    """Numpy twin of ``_set_label_scores`` (tests only): (scores, pred, #errors) of the
+    label-vote ensemble of ``forest``'s first len(weights) trees with these weights."""
+    from .histogram_tree import apply_tree
+
+    n = X_binned.shape[0]
+    scores = np.zeros((n, forest.n_classes), SCORE_DTYPE)
+    leaf = np.empty(n, np.int32)
+    for j, w in enumerate(weights):
+        if w == 0.0:
+            continue
+        o = forest.tree_offset[j]
+        apply_tree(X_binned, forest.feature, forest.threshold, forest.left, o, leaf)
+        np.add.at(scores, (np.arange(n), forest.leaf_label[o + leaf]), w)
+    pred = np.argmax(scores, axis=1).astype(np.int32)
+    return scores, pred, int(np.sum(pred != y))
+
+
+class ReweightedForest(Forest):
+    """Label-vote trees whose vote weights are all set anew after every round (a totally
+    corrective booster: LPBoost re-solves its master LP over every tree kept so far).
+
+    ``set_weights(w)`` after round t records the weights w (t + 1,) of the ensemble that
+    round produced (``weight_path[t]``) and makes them the forest's ``alpha``. ``add_round(t,
+    X, y, scores, pred)`` *rewrites* ``scores`` and ``pred`` as those of that ensemble (its
+    previous content is not read) and returns its error count: the base loop calls it once
+    per kept round, in order, and so records, on every set, the errors of the ensemble as it
+    stood after each round; ``staged_predict`` and ``decision_function(X, n_rounds)`` give
+    the same ensembles. A round costs a walk of the trees of non-zero weight (an LP
+    solution's are few: it is a vertex).
+    """
+
+    def __init__(self, n_classes: int, node_capacity: int = 1024):
+        super().__init__(LABEL_VOTE, n_classes, node_capacity)
+        self.weight_path = []
+
+    def set_weights(self, weights):
+        """The weights of every tree after the round that appended the last one."""
+        w = np.array(weights, dtype=np.float64)
+        if w.shape != (self.n_trees,):
+            raise ValueError(f"{w.shape[0]} weights for {self.n_trees} trees")
+        self.weight_path.append(w)
+        self.alpha = [float(v) for v in w]
+
+    def add_round(self, t: int, X_binned, y, scores, pred) -> int:
+        """scores, pred := those of the ensemble after round t; returns its error count."""
+        w = self.weight_path[t]
+        offsets = np.asarray(self.tree_offset[:t + 1], dtype=np.int64)
+        used = np.flatnonzero(w).astype(np.int64)
+        return _set_label_scores(X_binned, self.feature, self.threshold, self.left, offsets,
+                                 self.leaf_label, w, used, y, scores, pred)
+
+    def add_round_votes(self, t, vote, y, scores, pred):
+        raise NotImplementedError("a reweighted forest's rounds are not additive")
+
+    def truncate(self, n_trees: int):
+        super().truncate(n_trees)
+        del self.weight_path[n_trees:]
