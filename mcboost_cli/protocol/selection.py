@@ -18,7 +18,9 @@ The rules
 1. **Round of a fit** (``reported_round``; checked in this order):
 
    a. *The algorithm's own stopping rule* (classes with ``early_stopping = False``: DMCBoost
-      and the DirectBoost variants; CART, whose one round is its CV-pruned tree), under every protocol, with or without a validation part:
+      and the DirectBoost variants; CART, whose one round is its CV-pruned tree; BrownBoost,
+      whose fit ends when its time is used up), under every protocol, with or without a
+      validation part:
       the ensemble with the best Phase II objective (``best_round_``; the Phase I ensemble
       when Phase II never raised the objective; with epsilon-relaxation the fit itself runs
       up to ``patience`` rounds past it). When ``best_round_`` is 0 (the fit ended before
