@@ -17,7 +17,7 @@ from ..algorithms.coherence import BINARY_LOSSES
 from ..algorithms.registry import get_algorithm, validate_params
 from .._yaml import read_yaml
 from ..errors import UserError, cut, quote
-from ..protocol.splits import MULTI_FOLD, PREDEFINED, PROTOCOLS, protocol_folds
+from ..protocol.splits import MULTI_FOLD, NEEDS_SPLIT, PROTOCOLS, protocol_folds
 
 TOP_KEYS = {
     "experiment": "name of the experiment (results go to results/<experiment>/)",
@@ -460,7 +460,7 @@ def _protocols(path, keypath, value, datasets, split_datasets, base) -> dict:
         if key != "default":
             out[key] = proto
     for d, proto in out.items():
-        if proto in PREDEFINED and d not in split_datasets:
+        if proto in NEEDS_SPLIT and d not in split_datasets:
             where = f"{keypath}.{d}" if d in value else f"{keypath}.default"
             raise _err(path, where, f"{quote(proto)} needs a predefined train/test split, and {d} "
                                     "has none; use five_fold or random_splits for it")
