@@ -84,10 +84,24 @@ def heading(config, table, rate) -> str:
     what = "mean (std)" if layout.spread == "std" else "mean"
     text = (f"{table.title} — {MEASURE_NAMES[layout.measure]} {what} over {fold_text}"
             + (f" × {len(config.seeds)} seeds" if len(config.seeds) > 1 else ""))
+    parts = _noise_parts_text(table)
     if rate is None:
         rates = ", ".join(f"{r:g}" for r in config.noise_rates)
-        return text + f", label noise {rates} (rows)"
-    return text + f", label noise {rate:g}"
+        return text + f", label noise {rates} (rows){parts}"
+    return text + f", label noise {rate:g}" + (parts if rate else "")
+
+
+# How a heading names the noisy parts when they are not the default (training and
+# validation labels).
+_PART_NAMES = {"train": "training", "valid": "validation"}
+
+
+def _noise_parts_text(table) -> str:
+    from ..protocol.noise import DEFAULT_NOISE_PARTS
+    parts = tuple(getattr(table, "noise_parts", DEFAULT_NOISE_PARTS))
+    if parts == DEFAULT_NOISE_PARTS:
+        return ""
+    return " on the " + " and ".join(_PART_NAMES[p] for p in parts) + " labels only"
 
 
 def _source_of(config, dataset) -> str:

@@ -265,8 +265,9 @@ def write_outputs(config, summary, out_dir: Path, cells: pd.DataFrame | None = N
                           .drop(columns=["table"]).to_csv(index=False))
             paths.append(sel_p)
     if cells is not None:
+        from ..runner.reference import file_frame
         p = out_dir / "cells.csv"
-        _atomic_write(p, cells.to_csv(index=False))
+        _atomic_write(p, file_frame(cells).to_csv(index=False))
         paths.append(p)
     return paths
 
