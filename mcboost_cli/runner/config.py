@@ -105,8 +105,10 @@ LAYOUT_KEYS = {
             "algorithms_by_datasets (a row per algorithm, a column per dataset)",
     "measure": "error (test error %, default) or accuracy (100 - test error %)",
     "spread": "std (mean (std) over folds and seeds, default) or none (the mean only)",
-    "extra": "more numbers per cell, a list of: rounds (the reported round), cpu_seconds "
-             "(CPU seconds of the fit); means over folds and seeds",
+    "extra": "more numbers per cell, a list of: rounds (the reported round), rounds_run "
+             "(the rounds the fit ran), cpu_seconds (CPU seconds of the fit), "
+             "grid_cpu_seconds (CPU seconds of every grid point's fit, summed); means over "
+             "folds and seeds",
     "noise_rates": "tables (one table per noise rate, default) or rows (one table, the noise "
                    "rate a row key)",
 }
@@ -114,7 +116,7 @@ LAYOUT_CHOICES = {
     "kind": ("datasets_by_algorithms", "algorithms_by_datasets"),
     "measure": ("error", "accuracy"),
     "spread": ("std", "none"),
-    "extra": ("rounds", "cpu_seconds"),
+    "extra": ("rounds", "rounds_run", "cpu_seconds", "grid_cpu_seconds"),
     "noise_rates": ("tables", "rows"),
 }
 QUICK_KEYS = {
