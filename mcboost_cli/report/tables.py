@@ -211,6 +211,10 @@ _PAPER_NOTE = ("\"<label> paper\": the published value as printed (~ medium, ? l
                "-: printed as '-').")
 
 
+_AMBIGUOUS_NOTE = ("\"{a, b, ...}\": the transcription could not assign the printed values "
+                   "to columns; the cell is one of these candidates (shown, not compared).")
+
+
 def _protocol_note(config, table) -> str:
     by = {}
     for d, p in table.protocols.items():
@@ -268,6 +272,8 @@ def write_outputs(config, summary, out_dir: Path, cells: pd.DataFrame | None = N
         notes += [f"Not run: {label}: {why}" for label, why in table.not_built]
         if table.id in lines:
             notes += [f"**Agreement.** {lines[table.id]}", _PAPER_NOTE]
+            if any(c.status == "ambiguous" for c in _published(table).cells.values()):
+                notes.append(_AMBIGUOUS_NOTE)
         foot = _footnote(part)
         if foot:
             notes.append(foot)

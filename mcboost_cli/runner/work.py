@@ -46,9 +46,30 @@ def _fold(dataset: str, protocol: str, seed: int, fold: int, max_bins: int,
 
 
 def versions() -> dict:
+    """Software versions and the machine a cell ran on (kept with the cell in the store), so
+    that timings can be told with the machine they were measured on (the DirectBoost paper's
+    Table 2 names its own: "Core2 Duo 2.6GHz CPU")."""
     import numba
     return {"mcboost": __version__, "python": platform.python_version(),
-            "numpy": np.__version__, "numba": numba.__version__}
+            "numpy": np.__version__, "numba": numba.__version__, "machine": machine()}
+
+
+@lru_cache(maxsize=1)
+def machine() -> str:
+    """The processor's model name (Linux: /proc/cpuinfo; elsewhere ``platform.processor()``)
+    and the number of logical cores, e.g. "Intel(R) Xeon(R) ... (2 cores)"."""
+    import os
+    name = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.lower().startswith("model name"):
+                    name = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    name = name or platform.processor() or platform.machine() or "unknown processor"
+    return f"{name} ({os.cpu_count() or '?'} cores)"
 
 
 def phase1_train_error(train_curve, n_phase1) -> float | None:
