@@ -26,8 +26,8 @@ TOP_KEYS = {
     "datasets": "list of catalog dataset names",
     "protocol": f"one of {', '.join(PROTOCOLS)}, or a mapping with 'default' and dataset "
                 "names -> protocol",
-    "folds": "subset of the folds 0..4 of the five_fold and random_splits protocols to run "
-             "(default: all)",
+    "folds": "subset of the folds 0..4 of the five_fold, random_splits and five_fold_train "
+             "protocols to run (default: all)",
     "seeds": "list of integer seeds (default: [0])",
     "noise_rates": "list of label-noise rates in [0, 1) (default: [0.0])",
     "noise_parts": "which parts' labels the noise changes: a list of "
@@ -121,7 +121,7 @@ LAYOUT_CHOICES = {
 }
 QUICK_KEYS = {
     "datasets": "subset of the config's datasets to run",
-    "folds": "subset of the five_fold and random_splits protocols' folds",
+    "folds": "subset of the five_fold, random_splits and five_fold_train protocols' folds",
     "max_rounds": "cap on every entry's n_rounds",
 }
 ALGO_KEYS = {
@@ -207,8 +207,8 @@ class TableSpec:
         return tuple(e.label for e in self.algorithms) + tuple(lab for lab, _ in self.not_built)
 
     def folds_for(self, dataset: str, five_fold_folds: tuple[int, ...]) -> tuple[int, ...]:
-        """The folds of ``dataset``: the config's folds under five_fold and random_splits
-        (``MULTI_FOLD``), (0,) otherwise."""
+        """The folds of ``dataset``: the config's folds under five_fold, random_splits and
+        five_fold_train (``MULTI_FOLD``), (0,) otherwise."""
         protocol = self.protocols[dataset]
         return tuple(five_fold_folds) if protocol in MULTI_FOLD else protocol_folds(protocol)
 
