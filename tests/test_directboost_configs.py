@@ -132,3 +132,28 @@ def test_the_commented_baselines_are_the_issues_entries(path):
             assert depth_one == expected, (table["id"], entry["label"])
     if {"adaboost", "logitboost", "lpboost", "brownboost"} <= set(registered):
         validate_config(data, str(path), text)       # once the baselines are merged
+
+
+@pytest.mark.slow
+def test_download_only_datasets_show_as_not_run_with_the_reason(tmp_path, uci_dir):
+    """splice and a5a are not in the offline mirror: the run goes on without them, and Table 1
+    shows them as not run in every column, the reason under the table."""
+    from mcboost_cli.runner.experiment import run_experiment
+    notes: list[str] = []
+    out = tmp_path / "results"
+    result = run_experiment(TABLES_12, jobs=1, mirror=str(uci_dir), offline=True,
+                            datasets=["tic-tac-toe", "splice", "a5a"],
+                            algorithms=["DirectBoost_order"], results_dir=out,
+                            store_path=tmp_path / "s.sqlite", progress="quiet",
+                            log=notes.append)
+    assert result.summary.done == 5 * 6 and result.summary.failed == 0
+    assert sum(n.startswith("warning: splice is not run") for n in notes) == 1
+    table1 = (out / "table1.md").read_text()
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
+            for line in table1.splitlines() if line.startswith("|")}
+    header = rows["dataset"]
+    for name in ("splice", "a5a"):
+        for label in ("DirectBoost_avg", "DirectBoost_eps_avg", "DirectBoost_order"):
+            assert rows[name][header.index(label)] == "not run", (name, label)
+        assert f"Not run: {name} (data unavailable here:" in table1
+    assert rows["tic-tac-toe"][header.index("DirectBoost_order")].endswith(")")  # mean (std)
