@@ -9,7 +9,7 @@ TEST_WORKERS ?= auto
 
 # The reproduction configs of the papers (each writes its tables and figures under results/).
 REPRO_CONFIGS := configs/uci.yaml configs/noise.yaml configs/mcboost.yaml configs/coherence.yaml \
-                 configs/rebel.yaml
+                 configs/rebel.yaml configs/directboost.yaml configs/directboost_noise.yaml
 
 .PHONY: run test bench reproduce reproduce-quick install install-test clean-venv help
 

@@ -111,7 +111,8 @@ def send_body(handler: BaseHTTPRequestHandler, body: bytes, length: int | None =
 # Catalog
 
 ALL_NAMES = [
-    "a5a", "abalone", "adult", "australian", "balance-scale", "car", "cnae9", "connect-4",
+    "a5a", "abalone", "adult", "adult-10000", "australian", "balance-scale", "car", "cnae9",
+    "connect-4",
     "dermatology", "ecoli", "fourclass", "fourclass-scale", "glass", "heart", "ionosphere",
     "isolet", "krkopt", "letter", "letter-16000", "long-servedio-20", "long-servedio-5",
     "mcboost-gaussians", "mnist", "nursery", "optdigits", "pendigits", "pima", "poker", "poker525k", "satimage",
@@ -125,7 +126,8 @@ PAPER_DATASETS = {
     "MCBoost": ["satimage", "letter-16000", "pendigits", "optdigits", "shuttle", "isolet",
                 "mcboost-gaussians"],
     "DirectBoost": ["tic-tac-toe", "pima", "australian", "fourclass", "ionosphere", "splice",
-                    "wdbc", "wpbc", "heart", "a5a", "long-servedio-5", "long-servedio-20"],
+                    "wdbc", "wpbc", "heart", "a5a", "long-servedio-5", "long-servedio-20",
+                    "adult-10000"],
     "REBEL": ["glass", "vowel", "satimage", "mnist", "pendigits", "segmentation", "shuttle",
               "letter-16000", "optdigits", "isolet"],
     "Coherence": ["vowel", "waveform-300", "segmentation", "optdigits", "pendigits",
@@ -968,7 +970,7 @@ def test_cli_list_fetch_verify_info(uci_mirror, monkeypatch):
     line = next(x for x in r.stdout.splitlines() if x.startswith("segmentation "))
     assert line.split()[:5] == ["segmentation", "2310", "19", "7", "210/2100"]
     assert line.split()[-2:] == ["no", "no"]
-    assert "42 datasets" in r.stdout
+    assert "43 datasets" in r.stdout
     r = run_cli(["datasets", "fetch", "car", "segmentation", "--mirror", uci_mirror])
     assert r.exit_code == 0 and "car/car.data" in r.stdout
     r = run_cli(["datasets", "list"])

@@ -45,6 +45,9 @@ EXPECTED = {
         1, 1, 15, 57, 115, 259, 391, 568, 689, 634, 487, 267, 203, 126, 103, 67, 58, 42, 32, 26,
         14, 6, 9, 2, 1, 1, 2, 1]), None),
     "adult": (48842, 14, 2, {">50K": 11687, "<=50K": 37155}, {">50K": 3846, "<=50K": 12435}),
+    # 10000 seeded training rows (2408 / 7592, as the rule draws them) + adult.test's rows.
+    "adult-10000": (26281, 14, 2, {">50K": 6254, "<=50K": 20027},
+                    {">50K": 3846, "<=50K": 12435}),
     "australian": (690, 14, 2, {"0": 383, "1": 307}, None),
     "balance-scale": (625, 4, 3, {"L": 288, "B": 49, "R": 288}, None),
     "car": (1728, 6, 4, {"unacc": 1210, "acc": 384, "good": 69, "vgood": 65}, None),
@@ -89,7 +92,7 @@ EXPECTED = {
                             "ME1": 44, "EXC": 35, "VAC": 30, "POX": 20, "ERL": 5}, None),
     "zoo": (101, 16, 7, counts("1234567", [41, 20, 5, 13, 4, 8, 10]), None),
 }
-MISSING_CELLS = {"adult": 6465, "dermatology": 8, "wpbc": 4}
+MISSING_CELLS = {"adult": 6465, "adult-10000": 3521, "dermatology": 8, "wpbc": 4}
 POKER_TRAIN_COUNTS = [12493, 10599, 1206, 513, 93, 54, 36, 6, 5, 5]
 DOWNLOAD_ONLY = {"a5a", "connect-4", "fourclass", "isolet", "mnist", "poker", "poker525k",
                  "splice"}

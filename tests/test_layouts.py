@@ -149,7 +149,8 @@ def test_partial_and_no_fit_marks_survive_every_layout():
     ({"measure": "auc"}, "tables[0].layout.measure: 'auc' is not valid; expected one of "
                          "error, accuracy"),
     ({"extra": ["rounds", "memory"]}, "tables[0].layout.extra[1]: 'memory' is not valid; "
-                                      "expected names among rounds, cpu_seconds"),
+                                      "expected names among rounds, rounds_run, cpu_seconds, "
+                                      "grid_cpu_seconds"),
     ({"orientation": "rows"}, "tables[0].layout.orientation: unknown key; valid keys: kind, "
                               "measure, spread, extra, noise_rates"),
 ])

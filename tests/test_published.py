@@ -552,7 +552,8 @@ def test_malformed_yaml_syntax_is_one_line(tmp_path):
 
 
 @pytest.mark.parametrize("ref, fragment", [
-    ("no_such_paper/table2", "known papers: coherence_aistats09, dmcboost_kdd14"),
+    ("no_such_paper/table2", "known papers: coherence_aistats09, directboost_nips13, "
+                             "dmcboost_kdd14"),
     ("dmcboost_kdd14/table9", "its tables: table2, table3, table4"),
     ("dmcboost_kdd14", "expected <paper>/<table>"),
 ])

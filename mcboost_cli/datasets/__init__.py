@@ -433,12 +433,34 @@ def _derive(spec: DatasetSpec, base: Dataset) -> Dataset:
         test_mask[test_rows[order[:len(test_rows) // 2]]] = False
     elif rule == "first_rows_train":
         test_mask = np.arange(n) >= int(kw["train"])
+    elif rule == "sample_train":
+        return _sample_train(spec, base, int(kw["train"]), int(kw.get("seed", 0)))
     else:   # pragma: no cover - the catalog validates rules
         raise ValueError(f"unknown rule {rule!r}")
     args = ", ".join(f"{k}={v!r}" for k, v in spec.derived.params)
     return Dataset(name=spec.name, X=base.X, y=base.y, classes=base.classes,
                    feature_names=base.feature_names, categorical=base.categorical,
                    test_mask=test_mask, source=f"{rule}({args}) of {base.name} [{base.source}]")
+
+
+def _sample_train(spec: DatasetSpec, base: Dataset, n_train: int, seed: int) -> Dataset:
+    """Rule ``sample_train``: ``n_train`` of the base's training rows, drawn as
+    ``Generator(PCG64(seed)).choice(n_base_train, n_train, replace=False)`` and kept in file
+    order, train; the base's test rows test; its other training rows are left out."""
+    if base.test_mask is None:
+        raise DatasetError(f"dataset {spec.name!r}: base {base.name!r} has no test part")
+    train_rows = np.flatnonzero(~base.test_mask)
+    if not 0 < n_train <= train_rows.size:
+        raise DatasetError(f"dataset {spec.name!r}: cannot draw {n_train} training rows from "
+                           f"the {train_rows.size} of {base.name!r}")
+    picked = np.sort(np.random.Generator(np.random.PCG64(seed)).choice(
+        train_rows.size, size=n_train, replace=False))
+    rows = np.concatenate([train_rows[picked], np.flatnonzero(base.test_mask)])
+    args = ", ".join(f"{k}={v!r}" for k, v in spec.derived.params)
+    return Dataset(name=spec.name, X=base.X[rows], y=base.y[rows], classes=base.classes,
+                   feature_names=base.feature_names, categorical=base.categorical,
+                   test_mask=np.arange(rows.size) >= n_train,
+                   source=f"sample_train({args}) of {base.name} [{base.source}]")
 
 
 def _load(spec: DatasetSpec, source: str | None, kw: dict[str, Any]) -> Dataset:

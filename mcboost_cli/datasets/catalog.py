@@ -321,7 +321,7 @@ _FORMAT_KEYS = {"parser", "sep", "skip_lines", "class_column", "missing", "drop_
                 "split_column", "numeric_classes", "class_suffix", "optional_header"}
 _GENERATOR_KEYS = {"name", "params", "exact", "parts"}
 _PARSERS = {"delimited", "libsvm", "idx"}
-_RULES = {"poker525k", "first_rows_train"}
+_RULES = {"poker525k", "first_rows_train", "sample_train"}
 _RANGE = re.compile(r"^(.*)\{(\d+)\.\.(\d+)\}$")      # "pixel{1..64}"
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _MD5 = re.compile(r"^[0-9a-f]{32}$")

@@ -16,11 +16,15 @@ report layer.
 Data
 ----
 PublishedCell
-    One published cell: the text as printed, its mean and std, status, confidence and notes.
+    One published cell: the text as printed, its mean and std, status, confidence and notes;
+    the candidates of an ambiguous cell; its other measures (rounds run, seconds).
+PublishedMeasure
+    One other printed number of a cell (the iterations or the training time of the
+    DirectBoost paper's Table 2), with its confidence.
 PublishedTable
     One published table: caption, metric, the paper's column names, noise rates, the cells
     by ``(dataset, noise_rate, algorithm)``, the rows the source lost and the text's claims.
-METRICS, CELL_STATUSES, TABLE_STATUSES, CONFIDENCE_FLAGS
+METRICS, MEASURES, CELL_STATUSES, TABLE_STATUSES, CONFIDENCE_FLAGS
     The vocabularies of the files (name -> meaning; flag -> printed mark).
 
 Functions
@@ -39,6 +43,16 @@ Metric
 A table's ``metric`` says what its numbers are: ``error`` (test error %) or ``accuracy``
 (accuracy %). The cells keep the printed numbers; :meth:`PublishedTable.error_mean` turns them
 into test error % (``100 - accuracy`` for an accuracy table), the unit every comparison uses.
+A table of metric ``none`` prints no error or accuracy, only other ``measures`` of its cells
+(its cells have status ``not_printed``).
+
+Ambiguous cells
+---------------
+Where a transcription knows a cell's value only as one of several printed values that could
+not be assigned to columns (the DirectBoost paper's scrambled Table 1: "LogitBoost and LPBoost
+take the two values not used by AdaBoost"), the cell has status ``ambiguous`` and lists them
+as ``candidates``; it carries no mean, so it is shown (as its candidates) but never compared.
+A printed std that cannot be read is written ``(?)``: ``"9.71(?)"`` is a mean with no std.
 """
 
 from __future__ import annotations
@@ -59,10 +73,12 @@ from .catalog import dataset_names as catalog_names
 __all__ = [
     "CELL_STATUSES",
     "CONFIDENCE_FLAGS",
+    "MEASURES",
     "METRICS",
     "NOT_IN_PAPER",
     "TABLE_STATUSES",
     "PublishedCell",
+    "PublishedMeasure",
     "PublishedTable",
     "load_published",
     "parse_printed",
@@ -76,12 +92,23 @@ DATA_FOLDER = "published"
 METRICS = {
     "error": "test error in %",
     "accuracy": "accuracy in % (compared as 100 - accuracy)",
+    "none": "no error or accuracy is printed, only other measures (the table's measures)",
+}
+#: Other numbers a table may print per cell; the names are a table layout's extra measures
+#: (``runner.config.LAYOUT_CHOICES``), so each is shown beside ours of the same name.
+MEASURES = {
+    "rounds_run": "boosting rounds (iterations) the training ran",
+    "cpu_seconds": "training time in seconds",
 }
 CELL_STATUSES = {
     "ok": "a number is printed",
     "not_reported": "printed as '-' in the paper (method not run or failed)",
     "missing_from_source": "the cell is not in any copy of the paper we could read",
     "unreadable": "the cell is in the source but cannot be read",
+    "ambiguous": "the cell is one of several printed values that could not be assigned to "
+                 "columns (its candidates); shown, never compared",
+    "not_printed": "the table prints no error or accuracy (metric none), only the cell's "
+                   "measures",
 }
 #: Status of a compared cell that the published table does not have at all.
 NOT_IN_PAPER = "not_in_paper"
@@ -109,6 +136,8 @@ TABLE_KEYS = {
     "metric": "one of " + ", ".join(METRICS),
     "algorithms": "the paper's column names",
     "noise_rates": "label-noise rates of the table's cells, in [0, 1)",
+    "measures": "other numbers the cells print, a list of " + ", ".join(MEASURES)
+                + " (optional)",
     "status": "one of " + ", ".join(TABLE_STATUSES) + " (default complete)",
     "algorithms_confirmed": "false when the column list is a guess (default true)",
     "missing_rows": "rows the paper has but the source lost (optional)",
@@ -127,16 +156,28 @@ CELL_KEYS = {
     "status": "one of " + ", ".join(CELL_STATUSES) + " (default ok)",
     "confidence": "one of " + ", ".join(CONFIDENCE_FLAGS) + " (default high)",
     "alternatives": "other possible readings, as printed strings (optional)",
+    "candidates": "the printed values the cell is one of (status ambiguous only)",
     "note": "free text (optional)",
+    **{name: f"{what}: {{printed, value, confidence, alternatives, note}} (one of the "
+             "table's measures)" for name, what in MEASURES.items()},
 }
 REQUIRED_CELL_KEYS = ("dataset", "noise_rate", "algorithm")
+MEASURE_KEYS = {
+    "printed": "the number as printed, e.g. '117852'",
+    "value": "the printed number",
+    "confidence": "one of " + ", ".join(CONFIDENCE_FLAGS) + " (default high)",
+    "alternatives": "other possible readings, as printed strings (optional)",
+    "note": "free text (optional)",
+}
 
 _TABLE_ID_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 _NUMBER = r"\d+(?:\.\d+)?"
 # "74.20(1.8)", "74.20 (1.8)", "74.20 ± 1.8", "49.16", "84.80%": the printed forms of a mean
 # with an optional std that the papers use.
+# "9.71(?)": a mean whose std was printed but cannot be read (no std, as if none were printed).
 _PRINTED_RE = re.compile(
-    rf"^(?P<mean>{_NUMBER})\s*%?\s*(?:\(\s*(?P<std>{_NUMBER})\s*\)|±\s*(?P<pm>{_NUMBER}))?\s*%?$")
+    rf"^(?P<mean>{_NUMBER})\s*%?\s*(?:\(\s*(?:(?P<std>{_NUMBER})|\?)\s*\)"
+    rf"|±\s*(?P<pm>{_NUMBER}))?\s*%?$")
 # Means and stds are transcribed with at most a few decimals, so a difference beyond this is a
 # typo.
 _EPS = 1e-9
@@ -151,7 +192,8 @@ def parse_printed(printed: str | None) -> tuple[str, str | None] | None:
     """The mean and std texts of a printed cell, or None when it is not a number.
 
     ``"74.20(1.8)"`` -> ``("74.20", "1.8")``, ``"49.16"`` -> ``("49.16", None)``, ``"-"`` ->
-    None. The std's text keeps its decimals, which give the precision of a printed zero.
+    None; ``"9.71(?)"`` (a std that cannot be read) -> ``("9.71", None)``. The std's text
+    keeps its decimals, which give the precision of a printed zero.
     """
     if not isinstance(printed, str):
         return None
@@ -163,6 +205,35 @@ def parse_printed(printed: str | None) -> tuple[str, str | None] | None:
 
 # --------------------------------------------------------------------------------------------
 # Data
+
+
+@dataclass(frozen=True)
+class PublishedMeasure:
+    """One other printed number of a cell (:data:`MEASURES`), e.g. its iterations.
+
+    Attributes
+    ----------
+    printed : str
+        As printed (``"117852"``).
+    value : float
+        The printed number.
+    confidence : str
+        ``high``, ``medium`` or ``low``, as for a cell.
+    alternatives : tuple of str
+        Other readings that are still possible.
+    note : str or None
+    """
+
+    printed: str
+    value: float
+    confidence: str = "high"
+    alternatives: tuple[str, ...] = ()
+    note: str | None = None
+
+    @property
+    def flag(self) -> str:
+        """Mark shown next to the value: '' (high), '~' (medium) or '?' (low confidence)."""
+        return CONFIDENCE_FLAGS[self.confidence]
 
 
 @dataclass(frozen=True)
@@ -190,6 +261,11 @@ class PublishedCell:
         Other readings that are still possible.
     note : str or None
         Where the value comes from or what is doubtful about it.
+    candidates : tuple of str
+        Status ``ambiguous``: the printed values the cell is one of.
+    measures : Mapping
+        Measure name (:data:`MEASURES`) -> :class:`PublishedMeasure`: the other numbers the
+        paper prints for this cell.
     """
 
     dataset: str
@@ -202,6 +278,14 @@ class PublishedCell:
     confidence: str = "high"
     alternatives: tuple[str, ...] = ()
     note: str | None = None
+    candidates: tuple[str, ...] = ()
+    measures: Mapping[str, PublishedMeasure] = field(
+        default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def candidates_text(self) -> str:
+        """An ambiguous cell as shown: its candidates in braces, ``{1.47(0.7), 2.62(0.8)}``."""
+        return "{" + ", ".join(self.candidates) + "}"
 
     @property
     def flag(self) -> str:
@@ -244,6 +328,8 @@ class PublishedTable:
         How complete the paper's source is.
     dataset_names : Mapping
         Catalog dataset name -> the paper's spelling.
+    measures : tuple of str
+        Other numbers the cells print (:data:`MEASURES`), in the paper's order.
     """
 
     paper: str
@@ -262,6 +348,7 @@ class PublishedTable:
     notes: tuple[str, ...] = ()
     source_status: str = ""
     dataset_names: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    measures: tuple[str, ...] = ()
 
     @property
     def ref(self) -> str:
@@ -402,8 +489,33 @@ def _noise_rates(path, keypath: str, value) -> tuple[float, ...]:
     return tuple(rates)
 
 
+def _measure(path, keypath: str, raw) -> PublishedMeasure:
+    raw = _mapping(path, keypath, raw, MEASURE_KEYS)
+    _check_keys(path, keypath, raw, MEASURE_KEYS, ("printed", "value"))
+    printed = _text(path, f"{keypath}.printed", raw["printed"], "the number as printed")
+    parsed = parse_printed(printed)
+    if parsed is None or parsed[1] is not None:
+        raise _err(path, f"{keypath}.printed", f"{printed!r} is not valid; expected a number "
+                                               "without a std, e.g. '117852'")
+    value = raw["value"]
+    if not _is_number(value) or value < 0 or abs(float(parsed[0]) - value) > _EPS:
+        raise _err(path, f"{keypath}.value", f"{value!r} is not valid; the printed text "
+                                             f"{printed!r} says {parsed[0]}")
+    confidence = _choice(path, f"{keypath}.confidence", raw.get("confidence", "high"),
+                         CONFIDENCE_FLAGS)
+    alternatives = _texts(path, f"{keypath}.alternatives", raw.get("alternatives", []))
+    if alternatives and confidence == "high":
+        raise _err(path, f"{keypath}.confidence", "'high' is not valid for a number with "
+                   "alternatives; expected medium or low (other readings are possible)")
+    note = raw.get("note")
+    if note is not None:
+        note = _text(path, f"{keypath}.note", note)
+    return PublishedMeasure(printed, float(value), confidence, alternatives, note)
+
+
 def _cell(path, keypath: str, raw, *, algorithms: Sequence[str], rate_keys: set[float],
-          known_datasets: Sequence[str]) -> PublishedCell:
+          known_datasets: Sequence[str], metric: str = "error",
+          measures: Sequence[str] = ()) -> PublishedCell:
     raw = _mapping(path, keypath, raw, CELL_KEYS)
     _check_keys(path, keypath, raw, CELL_KEYS, REQUIRED_CELL_KEYS)
     dataset = _dataset(path, f"{keypath}.dataset", raw["dataset"], known_datasets)
@@ -413,10 +525,44 @@ def _cell(path, keypath: str, raw, *, algorithms: Sequence[str], rate_keys: set[
                    f"table's noise_rates: {', '.join(f'{r:g}' for r in sorted(rate_keys))}")
     algorithm = _choice(path, f"{keypath}.algorithm", raw["algorithm"],
                         dict.fromkeys(algorithms, ""))
-    status = _choice(path, f"{keypath}.status", raw.get("status", "ok"), CELL_STATUSES)
+    default_status = "not_printed" if metric == "none" else "ok"
+    status = _choice(path, f"{keypath}.status", raw.get("status", default_status),
+                     CELL_STATUSES)
+    if (status == "not_printed") != (metric == "none"):
+        raise _err(path, f"{keypath}.status", f"{status!r} is not valid for a table of metric "
+                   f"{metric}; " + ("expected not_printed (the table prints only measures)"
+                                    if metric == "none" else "not_printed is for tables of "
+                                    "metric none"))
     confidence = _choice(path, f"{keypath}.confidence", raw.get("confidence", "high"),
                          CONFIDENCE_FLAGS)
+    cell_measures = {}
+    for name in MEASURES:
+        if name in raw:
+            if name not in measures:
+                raise _err(path, f"{keypath}.{name}", "is not one of the table's measures; "
+                           "list it in the table's measures (or remove it)")
+            cell_measures[name] = _measure(path, f"{keypath}.{name}", raw[name])
+    if metric == "none" and not cell_measures:
+        raise _err(path, keypath, "a cell of a table of metric none needs one of its measures: "
+                                  + ", ".join(measures))
+    candidates = _texts(path, f"{keypath}.candidates", raw.get("candidates", []))
+    if (len(candidates) >= 2) != (status == "ambiguous"):
+        raise _err(path, f"{keypath}.candidates", f"{list(candidates)!r} is not valid for a "
+                   f"{status} cell; " + ("expected the two or more printed values it is one of"
+                                         if status == "ambiguous" else
+                                         "only status ambiguous lists candidates"))
+    for i, candidate in enumerate(candidates):
+        if parse_printed(candidate) is None:
+            raise _err(path, f"{keypath}.candidates[{i}]", f"{candidate!r} is not valid; "
+                       "expected a printed number with an optional std, e.g. '2.62(0.8)'")
+    if status == "ambiguous" and confidence == "high":
+        raise _err(path, f"{keypath}.confidence", "'high' is not valid for an ambiguous cell; "
+                                                  "expected medium or low")
     printed = raw.get("printed")
+    if status in ("ambiguous", "not_printed") and printed is not None:
+        raise _err(path, f"{keypath}.printed", f"{printed!r} is not valid for a {status} "
+                   "cell; " + ("its candidates are what was printed"
+                               if status == "ambiguous" else "the table prints no error"))
     if printed is not None or status in ("ok", "not_reported"):
         # Only a lost or unreadable cell may lack the printed text.
         printed = _text(path, f"{keypath}.printed", printed,
@@ -461,7 +607,8 @@ def _cell(path, keypath: str, raw, *, algorithms: Sequence[str], rate_keys: set[
     if note is not None:
         note = _text(path, f"{keypath}.note", note)
     return PublishedCell(dataset, float(rate), algorithm, printed, mean, std, status,
-                         confidence, alternatives, note)
+                         confidence, alternatives, note, candidates,
+                         MappingProxyType(cell_measures))
 
 
 def _table(path, table_id: str, raw, *, paper: dict, known_datasets: Sequence[str]
@@ -473,6 +620,10 @@ def _table(path, table_id: str, raw, *, paper: dict, known_datasets: Sequence[st
     metric = _choice(path, f"{keypath}.metric", raw["metric"], METRICS)
     algorithms = _texts(path, f"{keypath}.algorithms", raw["algorithms"], allow_empty=False)
     noise_rates = _noise_rates(path, f"{keypath}.noise_rates", raw["noise_rates"])
+    measures = _texts(path, f"{keypath}.measures", raw.get("measures", []), choices=list(MEASURES))
+    if metric == "none" and not measures:
+        raise _err(path, f"{keypath}.metric", "'none' is not valid for a table without "
+                                              "measures; list the numbers it prints in measures")
     status = _choice(path, f"{keypath}.status", raw.get("status", "complete"), TABLE_STATUSES)
     confirmed = raw.get("algorithms_confirmed", True)
     if not isinstance(confirmed, bool):
@@ -493,7 +644,8 @@ def _table(path, table_id: str, raw, *, paper: dict, known_datasets: Sequence[st
     first_index: dict[tuple[str, float, str], int] = {}
     for i, raw_cell in enumerate(raw_cells):
         cell = _cell(path, f"{keypath}.cells[{i}]", raw_cell, algorithms=algorithms,
-                     rate_keys=rate_keys, known_datasets=known_datasets)
+                     rate_keys=rate_keys, known_datasets=known_datasets, metric=metric,
+                     measures=measures)
         key = (cell.dataset, rate_key(cell.noise_rate), cell.algorithm)
         if key in cells:
             raise _err(path, f"{keypath}.cells[{i}]", f"{cell.dataset}/{cell.noise_rate:g}/"
@@ -506,7 +658,7 @@ def _table(path, table_id: str, raw, *, paper: dict, known_datasets: Sequence[st
         missing_rows=missing_rows, claims=claims, source=paper["source"],
         citation=paper["citation"], status=status, algorithms_confirmed=confirmed,
         notes=notes, source_status=paper["source_status"],
-        dataset_names=paper["dataset_names"])
+        dataset_names=paper["dataset_names"], measures=measures)
 
 
 def _validate_paper(data: Any, path, stem: str, known_datasets: Sequence[str]

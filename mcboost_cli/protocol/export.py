@@ -7,12 +7,20 @@ Layout under the chosen folder::
                                                                         row's part, train /
                                                                         valid / test, in
                                                                         each of the 5 splits)
+    <dataset>/seed<s>/five_fold_train.csv            row,part          (five_fold_train: part
+                                                                        0..4 of a training
+                                                                        row, -1 for the
+                                                                        unused test rows)
     <dataset>/seed<s>/<protocol>.csv                 row,part          (predefined protocols:
                                                                         train / valid / test)
     <dataset>/seed<s>/fold<i>_noise<rate>.csv        row,label,noisy_label  (flipped rows only;
                                                      random_splits_fold<i>_noise<rate>.csv,
+                                                     five_fold_train_fold<i>_noise<rate>.csv,
                                                      <protocol>_noise<rate>.csv for the
-                                                     predefined protocols)
+                                                     predefined protocols; with noise on other
+                                                     parts than training and validation, the
+                                                     name ends in _<parts>, e.g.
+                                                     fold0_noise0.2_train.csv)
 
 Rows are numbered as in the dataset's files concatenated in catalog order; labels are names.
 """
@@ -24,8 +32,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .noise import noisy_labels
-from .splits import N_PARTS, five_fold_parts, make_split
+from .noise import DEFAULT_NOISE_PARTS, parts_key, split_noisy_labels
+from .splits import N_PARTS, five_fold_parts, five_fold_train_parts, make_split
 
 
 def export_splits(config, datasets: dict, out_dir) -> list[Path]:
@@ -38,15 +46,25 @@ def export_splits(config, datasets: dict, out_dir) -> list[Path]:
             d = out / name / f"seed{seed}"
             d.mkdir(parents=True, exist_ok=True)
             for protocol in protocols:
-                written += _export_protocol(config, ds, name, seed, protocol, d)
+                # The noisy parts of the tables that run this dataset under this protocol.
+                parts = sorted({tuple(getattr(t, "noise_parts", DEFAULT_NOISE_PARTS))
+                                for t in config.tables if t.protocols.get(name) == protocol})
+                written += _export_protocol(config, ds, name, seed, protocol, d, parts)
     return written
 
 
-def _export_protocol(config, ds, name, seed, protocol, d: Path) -> list[Path]:
+def _export_protocol(config, ds, name, seed, protocol, d: Path,
+                     noise_parts=(DEFAULT_NOISE_PARTS,)) -> list[Path]:
     written = []
     if protocol == "five_fold":
         parts = five_fold_parts(ds.n_samples, name, seed)
         p = d / "parts.csv"
+        pd.DataFrame({"row": np.arange(ds.n_samples), "part": parts}).to_csv(p, index=False)
+        written.append(p)
+        folds = config.folds
+    elif protocol == "five_fold_train":
+        parts = five_fold_train_parts(ds.test_mask, name, seed)
+        p = d / f"{protocol}.csv"
         pd.DataFrame({"row": np.arange(ds.n_samples), "part": parts}).to_csv(p, index=False)
         written.append(p)
         folds = config.folds
@@ -69,19 +87,22 @@ def _export_protocol(config, ds, name, seed, protocol, d: Path) -> list[Path]:
     classes = np.asarray(ds.classes, dtype=object)
     for fold in folds:
         split = make_split(protocol, ds.n_samples, name, seed, fold, ds.test_mask)
-        trval = np.concatenate([split.train, split.valid])
-        for rate in config.noise_rates:
-            if rate == 0:
-                continue
-            y_noisy, flipped = noisy_labels(ds.y, trval, rate, ds.n_classes,
-                                            dataset=name, seed=seed, fold=fold)
-            stem = {"five_fold": f"fold{fold}",
-                    "random_splits": f"random_splits_fold{fold}"}.get(protocol, protocol)
-            p = d / f"{stem}_noise{rate:g}.csv"
-            pd.DataFrame({"row": flipped, "label": classes[ds.y[flipped]],
-                          "noisy_label": classes[y_noisy[flipped]]}).to_csv(
-                p, index=False)
-            written.append(p)
+        for parts in noise_parts:
+            suffix = f"_{parts_key(parts)}" if parts_key(parts) else ""
+            for rate in config.noise_rates:
+                if rate == 0:
+                    continue
+                y_noisy, flipped = split_noisy_labels(ds.y, split, rate, ds.n_classes, parts,
+                                                      dataset=name, seed=seed, fold=fold)
+                stem = {"five_fold": f"fold{fold}",
+                        "random_splits": f"random_splits_fold{fold}",
+                        "five_fold_train": f"five_fold_train_fold{fold}"}.get(protocol,
+                                                                              protocol)
+                p = d / f"{stem}_noise{rate:g}{suffix}.csv"
+                pd.DataFrame({"row": flipped, "label": classes[ds.y[flipped]],
+                              "noisy_label": classes[y_noisy[flipped]]}).to_csv(
+                    p, index=False)
+                written.append(p)
     return written
 
 

@@ -33,7 +33,8 @@ The rules
       when the algorithm terminated on its own, e.g. AdaBoost.M1 at a weighted error of 1/2)
       is reported. Rule name "last round (no validation part)".
    c. *Early stopping on validation* (every other fit, protocols ``five_fold``,
-      ``random_splits`` and ``predefined_holdout``): the round whose ensemble has the lowest
+      ``random_splits``, ``five_fold_train``, ``predefined_holdout`` and
+      ``predefined_test_halves``): the round whose ensemble has the lowest
       validation 0-1 error, the earliest such round on ties (the smallest ensemble;
       ``select_round``). Rule name "validation early stopping". Under ``random_splits`` (the
       REBEL paper: 25% "for validation (i.e. for setting hyperparameters where needed)") the

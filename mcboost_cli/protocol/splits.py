@@ -24,6 +24,18 @@ test rows test, and there is **no validation part** — nothing is early-stopped
 out as the validation part (train : validation = 3 : 1, as in the 5-fold protocol), for
 experiments that must select a hyper-parameter (e.g. the tree depth of the DMCBoost paper's
 Table 3) on a predefined-split dataset. ALGORITHMS.md ("Protocol") records why.
+
+``five_fold_train`` (the DirectBoost paper's Splice and Adult = a5a rows, "N = 1000" and
+"N = 6414": the LIBSVM training files alone): ``five_fold`` over the catalog's **training**
+rows only; the predefined test rows are not used at all. The parts are a seeded permutation of
+the training rows (seeded by (dataset, seed), named apart from ``five_fold``'s), cut as under
+``five_fold``.
+
+``predefined_test_halves`` (the DirectBoost paper's Table 3: 1000 training examples, "a clean
+test data set with size 5000 ... and a same size clean data is generated as validation data"):
+one fold (0); the catalog's training rows train, and its test rows are cut into a seeded
+validation half (``n_test // 2`` rows, chosen as a pure function of (dataset, seed)) and a
+test half (the rest).
 """
 
 from __future__ import annotations
@@ -35,11 +47,16 @@ import numpy as np
 from .seeding import rng_for
 
 N_PARTS = 5
-PROTOCOLS = ("five_fold", "random_splits", "predefined", "predefined_holdout")
-# Protocols of N_PARTS folds over the pooled rows (a config's ``folds`` choose among them).
-MULTI_FOLD = ("five_fold", "random_splits")
+PROTOCOLS = ("five_fold", "random_splits", "predefined", "predefined_holdout",
+             "five_fold_train", "predefined_test_halves")
+# Protocols of N_PARTS folds (a config's ``folds`` choose among them).
+MULTI_FOLD = ("five_fold", "random_splits", "five_fold_train")
+# Of those, the ones that pool a predefined train/test split's rows.
+POOLED = ("five_fold", "random_splits")
+# Protocols of one fold on the catalog's predefined train/test split.
+PREDEFINED = ("predefined", "predefined_holdout", "predefined_test_halves")
 # Protocols that use the catalog's predefined train/test split (the dataset must have one).
-PREDEFINED = ("predefined", "predefined_holdout")
+NEEDS_SPLIT = PREDEFINED + ("five_fold_train",)
 HOLDOUT_FRACTION = 0.25
 
 
@@ -104,25 +121,57 @@ def predefined_split(test_mask: np.ndarray, dataset: str, seed: int, holdout: bo
     return Split(train=np.setdiff1d(train, valid, assume_unique=True), valid=valid, test=test)
 
 
+def five_fold_train_parts(test_mask: np.ndarray, dataset: str, seed: int) -> np.ndarray:
+    """Part number (0..4) of every row under ``five_fold_train``; -1 for the predefined test
+    rows, which no fold uses. A pure function of (the split, dataset, seed)."""
+    train_rows = np.flatnonzero(~test_mask)
+    perm = rng_for("five_fold_train", dataset, "seed", seed).permutation(train_rows.size)
+    part = np.full(test_mask.shape[0], -1, dtype=np.int8)
+    for p, rows in enumerate(np.array_split(perm, N_PARTS)):
+        part[train_rows[rows]] = p
+    return part
+
+
+def halves_split(test_mask: np.ndarray, dataset: str, seed: int) -> Split:
+    """``predefined_test_halves``: the catalog's training rows train; a seeded half of its test
+    rows (``n_test // 2``, a pure function of (dataset, seed)) validates, the rest tests."""
+    idx = np.arange(test_mask.shape[0])
+    train, test = idx[~test_mask], idx[test_mask]
+    rng = rng_for("predefined_test_halves", dataset, "seed", seed)
+    valid = np.sort(rng.choice(test, size=test.size // 2, replace=False))
+    return Split(train=train, valid=valid,
+                 test=np.setdiff1d(test, valid, assume_unique=True))
+
+
 def make_split(protocol: str, n_samples: int, dataset: str, seed: int, fold: int,
                test_mask: np.ndarray | None = None) -> Split:
-    """The parts of fold ``fold``; the predefined protocols need the catalog's ``test_mask``."""
+    """The parts of fold ``fold``; the protocols of ``NEEDS_SPLIT`` need the catalog's
+    ``test_mask``."""
     if protocol == "five_fold":
         return five_fold_split(five_fold_parts(n_samples, dataset, seed), fold)
     if protocol == "random_splits":
         return random_split(n_samples, dataset, seed, fold)
+    if protocol in NEEDS_SPLIT and test_mask is None:
+        raise ValueError(f"protocol {protocol!r} needs a dataset with a predefined "
+                         f"train/test split; {dataset} has none")
+    if protocol == "five_fold_train":
+        # The test rows are part -1, never a fold's test or validation part (0..4), and
+        # five_fold_split's training part is "every other part": drop them from it.
+        parts = five_fold_train_parts(test_mask, dataset, seed)
+        split = five_fold_split(parts, fold)
+        return Split(train=split.train[parts[split.train] >= 0], valid=split.valid,
+                     test=split.test)
     if protocol in PREDEFINED:
-        if test_mask is None:
-            raise ValueError(f"protocol {protocol!r} needs a dataset with a predefined "
-                             f"train/test split; {dataset} has none")
         if fold != 0:
             raise ValueError(f"protocol {protocol!r} has one fold (0), got {fold}")
+        if protocol == "predefined_test_halves":
+            return halves_split(test_mask, dataset, seed)
         return predefined_split(test_mask, dataset, seed, holdout=protocol == "predefined_holdout")
     raise ValueError(f"unknown protocol {protocol!r}; known: {', '.join(PROTOCOLS)}")
 
 
 def protocol_folds(protocol: str) -> tuple[int, ...]:
-    """Every fold of ``protocol``: 0..4 for the pooled protocols, (0,) for the predefined."""
+    """Every fold of ``protocol``: 0..4 for the five-part protocols, (0,) for the predefined."""
     if protocol in MULTI_FOLD:
         return tuple(range(N_PARTS))
     if protocol in PREDEFINED:

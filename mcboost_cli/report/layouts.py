@@ -11,7 +11,9 @@ kind           ``datasets_by_algorithms``: a row per dataset, a column per algor
                row per algorithm, a column per dataset (the MCBoost paper's Tables 1-2)
 measure        ``error`` (test error %) or ``accuracy`` (100 - test error %)
 spread         ``std``: mean (std) over folds and seeds; ``none``: the mean only (one run)
-extra          more numbers per cell: ``rounds`` (the reported round), ``cpu_seconds``
+extra          more numbers per cell: ``rounds`` (the reported round), ``rounds_run`` (the
+               rounds the fit ran), ``cpu_seconds`` (of the selected fit),
+               ``grid_cpu_seconds`` (of all the cell's grid points, summed)
 noise_rates    ``tables``: one table per noise rate; ``rows``: the rate is a row key
 =============  ==========================================================================
 
@@ -29,7 +31,10 @@ Whatever the orientation, the published numbers sit beside ours: a ``"<label> pa
 column after each algorithm's column (``datasets_by_algorithms``), a ``"<label> paper"`` row
 after each algorithm's row (``algorithms_by_datasets``). They are shown as printed when the
 paper's metric is the layout's measure, and converted (``100 - x``) otherwise. The agreement
-counts do not depend on the layout (``report.published.compare`` works in error %).
+counts do not depend on the layout (``report.published.compare`` works in error %). Where the
+paper also prints an extra measure of the layout (its ``measures``: the DirectBoost paper's
+iterations and seconds), it is shown beside ours: a ``"<label> <measure> paper"`` column
+after ours, or in the ``"<label> paper"`` row under ours; never compared.
 """
 
 from __future__ import annotations
@@ -38,9 +43,13 @@ import numpy as np
 import pandas as pd
 
 MEASURE_NAMES = {"error": "test error %", "accuracy": "accuracy %"}
-EXTRA_NAMES = {"rounds": "rounds", "cpu_seconds": "CPU s"}
+EXTRA_NAMES = {"rounds": "rounds", "rounds_run": "rounds run", "cpu_seconds": "CPU s",
+               "grid_cpu_seconds": "grid CPU s"}
 # The summary column behind each extra measure (``report.tables.summarize``).
-EXTRA_COLUMNS = {"rounds": "mean_selected_round", "cpu_seconds": "mean_cpu_seconds"}
+EXTRA_COLUMNS = {"rounds": "mean_selected_round", "rounds_run": "mean_rounds_run",
+                 "cpu_seconds": "mean_cpu_seconds", "grid_cpu_seconds": "mean_grid_cpu_seconds"}
+# Extra measures that count rounds (printed without decimals).
+_COUNTS = ("rounds", "rounds_run")
 
 
 def measure_value(mean_error: float, measure: str) -> float:
@@ -70,7 +79,7 @@ def extra_text(r, what: str) -> str:
     value = r.get(EXTRA_COLUMNS[what], np.nan) if r["n"] else np.nan
     if value is None or pd.isna(value):
         return "–"
-    return f"{value:.0f}" if what == "rounds" else f"{value:.2f}"
+    return f"{value:.0f}" if what in _COUNTS else f"{value:.2f}"
 
 
 def heading(config, table, rate) -> str:
@@ -84,10 +93,24 @@ def heading(config, table, rate) -> str:
     what = "mean (std)" if layout.spread == "std" else "mean"
     text = (f"{table.title} — {MEASURE_NAMES[layout.measure]} {what} over {fold_text}"
             + (f" × {len(config.seeds)} seeds" if len(config.seeds) > 1 else ""))
+    parts = _noise_parts_text(table)
     if rate is None:
         rates = ", ".join(f"{r:g}" for r in config.noise_rates)
-        return text + f", label noise {rates} (rows)"
-    return text + f", label noise {rate:g}"
+        return text + f", label noise {rates} (rows){parts}"
+    return text + f", label noise {rate:g}" + (parts if rate else "")
+
+
+# How a heading names the noisy parts when they are not the default (training and
+# validation labels).
+_PART_NAMES = {"train": "training", "valid": "validation"}
+
+
+def _noise_parts_text(table) -> str:
+    from ..protocol.noise import DEFAULT_NOISE_PARTS
+    parts = tuple(getattr(table, "noise_parts", DEFAULT_NOISE_PARTS))
+    if parts == DEFAULT_NOISE_PARTS:
+        return ""
+    return " on the " + " and ".join(_PART_NAMES[p] for p in parts) + " labels only"
 
 
 def _source_of(config, dataset) -> str:
@@ -118,6 +141,15 @@ def _published_texts(table, comparison, published, labels, rate) -> dict:
     return out
 
 
+def _measure_texts(table, published, labels, rate) -> dict:
+    """(dataset, label, extra) -> the paper's number of that extra measure, for the layout's
+    extras the published table prints (none without published numbers)."""
+    if published is None or not getattr(published, "measures", ()):
+        return {}
+    from .published import measure_texts
+    return measure_texts(published, list(table.datasets), labels, rate, table.layout.extra)
+
+
 def _rows_by_key(part: pd.DataFrame) -> dict:
     return {(r["dataset"], r["algorithm"]): r for _, r in part.iterrows()}
 
@@ -134,10 +166,15 @@ def datasets_by_algorithms(config, table, part_t, comparison, published, rates):
         rows = _rows_by_key(part_t[part_t["noise_rate"] == rate])
         paper = (_published_texts(table, comparison, published, labels, rate)
                  if published is not None else None)
+        measures = _measure_texts(table, published, labels, rate)
+        printed = {x for (_, _, x) in measures}
         columns = []
         for label in labels:
             columns.append(label)
-            columns += [f"{label} {EXTRA_NAMES[x]}" for x in layout.extra]
+            for x in layout.extra:
+                columns.append(f"{label} {EXTRA_NAMES[x]}")
+                if x in printed:
+                    columns.append(f"{label} {EXTRA_NAMES[x]} paper")
             if paper is not None:
                 columns.append(f"{label} paper")
         wide = pd.DataFrame(index=list(table.datasets), columns=columns, dtype=object)
@@ -149,6 +186,8 @@ def datasets_by_algorithms(config, table, part_t, comparison, published, rates):
                 for x in layout.extra:
                     wide.loc[d, f"{label} {EXTRA_NAMES[x]}"] = \
                         "–" if r is None else extra_text(r, x)
+                    if x in printed:
+                        wide.loc[d, f"{label} {EXTRA_NAMES[x]} paper"] = measures[(d, label, x)]
                 if paper is not None:
                     wide.loc[d, f"{label} paper"] = paper[(d, label)]
         wide.index = [_dataset_name(config, d) for d in wide.index]
@@ -174,6 +213,7 @@ def algorithms_by_datasets(config, table, part_t, comparison, published, rates):
         rows = _rows_by_key(part_t[part_t["noise_rate"] == rate])
         paper = (_published_texts(table, comparison, published, labels, rate)
                  if published is not None else None)
+        measures = _measure_texts(table, published, labels, rate)
         index, records = [], []
         for label in labels:
             ours = []
@@ -188,7 +228,7 @@ def algorithms_by_datasets(config, table, part_t, comparison, published, rates):
                 theirs = []
                 for d in table.datasets:
                     theirs.append(paper[(d, label)])
-                    theirs += ["" for _ in layout.extra]
+                    theirs += [measures.get((d, label, x), "") for x in layout.extra]
                 index.append(f"{label} paper")
                 records.append(theirs)
         wide = pd.DataFrame(records, index=index, columns=columns, dtype=object)

@@ -26,7 +26,10 @@ taken as test error % (an accuracy table is turned into error as ``100 - accurac
 :meth:`PublishedTable.error_mean`). Only cells whose published status is ``ok`` and for which
 we have a mean are compared. Cells with a published confidence other than ``high`` are flagged
 (``~`` medium, ``?`` low) wherever they are shown, as the transcript requires: a reconstructed
-number must not be used silently.
+number must not be used silently. An ``ambiguous`` cell (one of several printed values that
+could not be assigned) is shown as its candidates, ``{1.47(0.7), 2.62(0.8)}?``, and counted
+apart ("shown, not compared"); the other measures of a table (iterations, seconds) are shown
+beside ours (``report.layouts``) and never compared: they were measured on another machine.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ __all__ = [
     "STD_MULTIPLIER",
     "Comparison",
     "compare",
+    "measure_texts",
     "side_by_side",
     "tolerance",
 ]
@@ -145,6 +149,9 @@ class Comparison:
     not_compared : tuple of (str, str)
         ``(dataset, reason)`` for rows shown beside the paper but left out of every count
         (e.g. rows computed from another data source than the paper's).
+    n_ambiguous : int
+        Published cells of status ``ambiguous`` in the comparison (their candidates are
+        shown; none is compared).
     """
 
     table: PublishedTable
@@ -155,10 +162,15 @@ class Comparison:
     n_flagged: int = 0
     n_published_only: int = 0
     not_compared: tuple[tuple[str, str], ...] = ()
+    n_ambiguous: int = 0
 
     def summary_line(self) -> str:
         """One sentence: how many cells agree, the largest differences, flagged cells."""
         label = self.table.label
+        if self.table.metric == "none":
+            # Only other measures (iterations, seconds): shown beside ours, never compared.
+            return (f"{label}: the paper prints {' and '.join(self.table.measures)} only; "
+                    "shown beside ours, not compared (another machine and implementation).")
         tolerance_text = (f"within {STD_MULTIPLIER:g} published std ({NO_STD_TOLERANCE:g} "
                           "points where no std is printed)")
         if self.n_compared == 0:
@@ -183,6 +195,11 @@ class Comparison:
                      + " no result of ours yet")
         if self.not_compared:
             text += "; not counted: " + ", ".join(f"{d} ({why})" for d, why in self.not_compared)
+        if self.n_ambiguous:
+            one = self.n_ambiguous == 1
+            text += (f"; {self.n_ambiguous} published "
+                     + ("cell is ambiguous (its" if one else "cells are ambiguous (their")
+                     + " candidates shown, not compared)")
         return text + "."
 
 
@@ -262,11 +279,14 @@ def compare(ours: pd.DataFrame, table: PublishedTable, datasets: Sequence[str],
                               and dataset not in not_compared)
                 delta = ours_mean - published_mean if comparable else math.nan
                 cell_tolerance = tolerance(cell) if status == "ok" else math.nan
+                printed = cell.printed if cell is not None else None
+                if cell is not None and cell.status == "ambiguous":
+                    printed = cell.candidates_text
                 records.append({
                     "dataset": dataset, "noise_rate": float(rate), "algorithm": label,
                     "paper_algorithm": paper_algorithm, "ours_mean": ours_mean,
                     "ours_std": ours_std, "n": n,
-                    "published_printed": cell.printed if cell is not None else None,
+                    "published_printed": printed,
                     "published_mean": published_mean,
                     "published_std": table.error_std(cell), "status": status,
                     "confidence": cell.confidence if cell is not None else None,
@@ -290,7 +310,8 @@ def compare(ours: pd.DataFrame, table: PublishedTable, datasets: Sequence[str],
         n_published_only=len(published_only),
         # Named only where the paper has a number the row would have been compared with.
         not_compared=tuple((d, not_compared[d]) for d in datasets if d in not_compared
-                           and (rows.loc[rows["dataset"] == d, "status"] == "ok").any()))
+                           and (rows.loc[rows["dataset"] == d, "status"] == "ok").any()),
+        n_ambiguous=int((rows["status"] == "ambiguous").sum()))
 
 
 def _ours_text(row) -> str:
@@ -301,13 +322,48 @@ def _ours_text(row) -> str:
 
 
 def _published_text(row) -> str:
-    if row is None or row.status in (NOT_IN_PAPER, "missing_from_source"):
+    if row is None or row.status in (NOT_IN_PAPER, "missing_from_source", "not_printed"):
         return "n/a"
     if row.status == "not_reported":
         return row.published_printed or "-"
     if row.status == "unreadable":
         return "unreadable"
+    # ok: the printed value; ambiguous: its candidates in braces (compare() put them there).
     return f"{row.published_printed}{row.flag}"
+
+
+def measure_texts(table: PublishedTable, datasets: Sequence[str], labels: Sequence[str],
+                  noise_rate: float, measures: Sequence[str]) -> dict:
+    """Display strings of the paper's other measures at one noise rate.
+
+    Parameters
+    ----------
+    table : PublishedTable
+    datasets, labels : sequence of str
+        Catalog names and our column labels (a label is the paper's column of that name).
+    noise_rate : float
+    measures : sequence of str
+        Measure names (:data:`~mcboost_cli.datasets.published.MEASURES`), e.g. a layout's
+        extra measures; those the table does not print are left out.
+
+    Returns
+    -------
+    dict
+        ``(dataset, label, measure) -> text``: the number as printed with its confidence flag
+        (``117852~``), or ``n/a`` where the paper prints none, for every measure the table
+        prints.
+    """
+    out = {}
+    for name in measures:
+        if name not in table.measures:
+            continue
+        for dataset in datasets:
+            for label in labels:
+                cell = (table.cell(dataset, noise_rate, label) if label in table.algorithms
+                        else None)
+                m = cell.measures.get(name) if cell is not None else None
+                out[(dataset, label, name)] = "n/a" if m is None else f"{m.printed}{m.flag}"
+    return out
 
 
 def side_by_side(comparison: Comparison, datasets: Sequence[str], labels: Sequence[str],

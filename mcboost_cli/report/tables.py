@@ -68,12 +68,24 @@ def selected_fits(config, planned, results: pd.DataFrame, cells: pd.DataFrame) -
 def summarize(config, planned, results: pd.DataFrame) -> pd.DataFrame:
     """Long table: table, dataset, noise_rate, algorithm (label), mean, std (in %), n (done),
     n_planned, ... — one row per (table, noise rate, dataset, entry)."""
+    from ..protocol.selection import GROUP, plan_frame
     sel = select(planned, results)
-    # The fits' CPU seconds, for layouts that show them (``extra: [cpu_seconds]``).
+    # The fits' CPU seconds and rounds run, for layouts that show them (``extra``).
     cpu = (dict(zip(results["key"], pd.to_numeric(results["cpu_seconds"], errors="coerce")))
            if "cpu_seconds" in results.columns else {})
+    ran = (dict(zip(results["key"], pd.to_numeric(results["n_rounds"], errors="coerce")))
+           if "n_rounds" in results.columns else {})
     if len(sel):
-        sel = sel.assign(cpu_seconds=sel["key"].map(cpu).astype(float))
+        sel = sel.assign(cpu_seconds=sel["key"].map(cpu).astype(float),
+                         rounds_run=sel["key"].map(ran).astype(float))
+        # Every grid point's CPU seconds of the selection's group, summed (NaN unless each
+        # has one): what choosing among them cost (fits that shared a sibling's first rounds
+        # count their own work only, so the sum counts the shared part once).
+        plan = plan_frame(planned)
+        plan = plan.assign(cpu_seconds=plan["key"].map(cpu).astype(float))
+        grid = plan.groupby(GROUP)["cpu_seconds"].agg(
+            lambda v: float(v.sum()) if v.notna().all() else np.nan).rename("grid_cpu_seconds")
+        sel = sel.merge(grid.reset_index(), on=GROUP, how="left")
     rows = []
     for ti, table in enumerate(config.tables):
         for rate in config.noise_rates:
@@ -101,10 +113,17 @@ def _summary_row(table_id, ds, rate, label, part, n_planned) -> dict:
         "n": n, "n_no_fit": n_no_fit, "n_planned": n_planned,
         "complete": bool(n == n_planned and part["complete_grid"].all()) if n else False,
         "mean_selected_round": float(part["selected_round"].mean()) if n else np.nan,
-        "mean_cpu_seconds": (float(part["cpu_seconds"].mean())
-                             if n and "cpu_seconds" in part and part["cpu_seconds"].notna().any()
-                             else np.nan),
+        "mean_cpu_seconds": _mean_of(part, "cpu_seconds"),
+        "mean_rounds_run": _mean_of(part, "rounds_run"),
+        "mean_grid_cpu_seconds": _mean_of(part, "grid_cpu_seconds"),
     }
+
+
+def _mean_of(part, column) -> float:
+    """The mean of a selection's column over its folds (NaN when none has a value)."""
+    if not len(part) or column not in part or not part[column].notna().any():
+        return np.nan
+    return float(part[column].mean())
 
 
 def _published(table):
@@ -192,6 +211,10 @@ _PAPER_NOTE = ("\"<label> paper\": the published value as printed (~ medium, ? l
                "-: printed as '-').")
 
 
+_AMBIGUOUS_NOTE = ("\"{a, b, ...}\": the transcription could not assign the printed values "
+                   "to columns; the cell is one of these candidates (shown, not compared).")
+
+
 def _protocol_note(config, table) -> str:
     by = {}
     for d, p in table.protocols.items():
@@ -249,6 +272,8 @@ def write_outputs(config, summary, out_dir: Path, cells: pd.DataFrame | None = N
         notes += [f"Not run: {label}: {why}" for label, why in table.not_built]
         if table.id in lines:
             notes += [f"**Agreement.** {lines[table.id]}", _PAPER_NOTE]
+            if any(c.status == "ambiguous" for c in _published(table).cells.values()):
+                notes.append(_AMBIGUOUS_NOTE)
         foot = _footnote(part)
         if foot:
             notes.append(foot)
@@ -265,8 +290,9 @@ def write_outputs(config, summary, out_dir: Path, cells: pd.DataFrame | None = N
                           .drop(columns=["table"]).to_csv(index=False))
             paths.append(sel_p)
     if cells is not None:
+        from ..runner.reference import file_frame
         p = out_dir / "cells.csv"
-        _atomic_write(p, cells.to_csv(index=False))
+        _atomic_write(p, file_frame(cells).to_csv(index=False))
         paths.append(p)
     return paths
 
@@ -275,8 +301,10 @@ def _table_csv(config, table, part: pd.DataFrame) -> str:
     """Long format: our numbers, and the published ones beside them when there are any."""
     published = _published(table)
     df = part.drop(columns=["table"])
-    if "cpu_seconds" not in table.layout.extra:
-        df = df.drop(columns=["mean_cpu_seconds"], errors="ignore")
+    # The extra measures the layout does not show are left out (mean_selected_round stays).
+    from .layouts import EXTRA_COLUMNS
+    df = df.drop(columns=[c for x, c in EXTRA_COLUMNS.items()
+                          if x != "rounds" and x not in table.layout.extra], errors="ignore")
     if table.layout.measure == "accuracy":
         # The printed measure beside the error the comparison uses.
         df.insert(list(df.columns).index("mean"), "accuracy_mean", 100.0 - df["mean"])

@@ -1,5 +1,6 @@
 """A cell is one fit: (dataset, protocol, fold, noise rate, seed, algorithm, hyper-parameters,
-and where the dataset's rows come from when that is not the catalog's default).
+where the dataset's rows come from when that is not the catalog's default, and which parts
+carry the label noise when that is not the default).
 
 Cells are plain, hashable, picklable values. Their ``key`` is a hash of the canonical JSON form
 plus the algorithm's version, so the same fit has the same key in every run, process and machine,
@@ -38,11 +39,16 @@ class Cell:
     # files, or an exact generator in their place); "generator" may be an in-distribution
     # stand-in, whose fits are other fits than those on the files, so it is part of the key.
     data_source: str = ""
+    # Which parts carry the label noise (``protocol.noise.parts_key``): "" is the default,
+    # training and validation; "train" is the training part only. Planned "" at noise rate 0
+    # (no label changes, so the same fit whatever the parts).
+    noise_parts: str = ""
 
     def identity(self) -> dict:
         """The canonical form the key is hashed from (the experiment name is not in it, so
-        two experiments that share a fit share its result). ``data_source`` appears only when
-        set, so the keys of default-source cells are those of mcboost versions without it."""
+        two experiments that share a fit share its result). ``data_source`` and
+        ``noise_parts`` appear only when set, so the keys of default cells are those of
+        mcboost versions without them."""
         out = {
             "dataset": self.dataset,
             "protocol": self.protocol,
@@ -55,6 +61,8 @@ class Cell:
         }
         if self.data_source:
             out["data_source"] = self.data_source
+        if self.noise_parts:
+            out["noise_parts"] = self.noise_parts
         return out
 
     @property
@@ -79,13 +87,15 @@ class Cell:
             algorithm=d["algorithm"], algorithm_version=d["algorithm_version"],
             params=tuple(sorted(d["params"].items())), label=d.get("label", ""),
             grid_id=d.get("grid_id", ""), data_source=d.get("data_source", ""),
+            noise_parts=d.get("noise_parts", ""),
         )
 
     def describe(self) -> str:
         ps = ",".join(f"{k}={v}" for k, v in self.params)
         source = f" [{self.data_source}]" if self.data_source else ""
-        return (f"{self.dataset}{source} fold {self.fold} noise {self.noise_rate:g} seed {self.seed} "
-                f"{self.algorithm}({ps})")
+        parts = f" on {self.noise_parts}" if self.noise_parts else ""
+        return (f"{self.dataset}{source} fold {self.fold} noise {self.noise_rate:g}{parts} "
+                f"seed {self.seed} {self.algorithm}({ps})")
 
 
 # Status vocabulary of the store (as benchopt's): a cell is done, failed (with its traceback),

@@ -17,7 +17,8 @@ from ..algorithms.coherence import BINARY_LOSSES
 from ..algorithms.registry import get_algorithm, validate_params
 from .._yaml import read_yaml
 from ..errors import UserError, cut, quote
-from ..protocol.splits import MULTI_FOLD, PREDEFINED, PROTOCOLS, protocol_folds
+from ..protocol.noise import DEFAULT_NOISE_PARTS, NOISE_PARTS
+from ..protocol.splits import MULTI_FOLD, NEEDS_SPLIT, PROTOCOLS, protocol_folds
 
 TOP_KEYS = {
     "experiment": "name of the experiment (results go to results/<experiment>/)",
@@ -25,10 +26,13 @@ TOP_KEYS = {
     "datasets": "list of catalog dataset names",
     "protocol": f"one of {', '.join(PROTOCOLS)}, or a mapping with 'default' and dataset "
                 "names -> protocol",
-    "folds": "subset of the folds 0..4 of the five_fold and random_splits protocols to run "
-             "(default: all)",
+    "folds": "subset of the folds 0..4 of the five_fold, random_splits and five_fold_train "
+             "protocols to run (default: all)",
     "seeds": "list of integer seeds (default: [0])",
     "noise_rates": "list of label-noise rates in [0, 1) (default: [0.0])",
+    "noise_parts": "which parts' labels the noise changes: a list of "
+                   + ", ".join(NOISE_PARTS) + " (default: [train, valid]; test labels are "
+                   "always clean)",
     "timeout": "seconds per cell before it is stopped and marked timeout (default: none)",
     "algorithms": "list of algorithm entries (one table; or give 'tables')",
     "tables": "list of tables, each with its own algorithm entries",
@@ -91,6 +95,8 @@ TABLE_KEYS = {
     "not_built": "columns of the paper that are not run because the method cannot be built "
                  "faithfully: column label -> one-line reason (shown as 'not run', the reason "
                  "under the table)",
+    "noise_parts": "which parts' labels the noise changes in this table's cells: a list of "
+                   + ", ".join(NOISE_PARTS) + " (default: the config's noise_parts)",
 }
 # A table's layout (``report.layouts`` draws each kind). The names live here, with the rest of
 # the config's schema, so that validating a config needs no presentation code.
@@ -99,8 +105,10 @@ LAYOUT_KEYS = {
             "algorithms_by_datasets (a row per algorithm, a column per dataset)",
     "measure": "error (test error %, default) or accuracy (100 - test error %)",
     "spread": "std (mean (std) over folds and seeds, default) or none (the mean only)",
-    "extra": "more numbers per cell, a list of: rounds (the reported round), cpu_seconds "
-             "(CPU seconds of the fit); means over folds and seeds",
+    "extra": "more numbers per cell, a list of: rounds (the reported round), rounds_run "
+             "(the rounds the fit ran), cpu_seconds (CPU seconds of the fit), "
+             "grid_cpu_seconds (CPU seconds of every grid point's fit, summed); means over "
+             "folds and seeds",
     "noise_rates": "tables (one table per noise rate, default) or rows (one table, the noise "
                    "rate a row key)",
 }
@@ -108,12 +116,12 @@ LAYOUT_CHOICES = {
     "kind": ("datasets_by_algorithms", "algorithms_by_datasets"),
     "measure": ("error", "accuracy"),
     "spread": ("std", "none"),
-    "extra": ("rounds", "cpu_seconds"),
+    "extra": ("rounds", "rounds_run", "cpu_seconds", "grid_cpu_seconds"),
     "noise_rates": ("tables", "rows"),
 }
 QUICK_KEYS = {
     "datasets": "subset of the config's datasets to run",
-    "folds": "subset of the five_fold and random_splits protocols' folds",
+    "folds": "subset of the five_fold, random_splits and five_fold_train protocols' folds",
     "max_rounds": "cap on every entry's n_rounds",
 }
 ALGO_KEYS = {
@@ -190,6 +198,8 @@ class TableSpec:
     layout: TableLayout = TableLayout()
     # Columns shown as "not run": (label, why the method cannot be built), after the entries.
     not_built: tuple[tuple[str, str], ...] = ()
+    # The parts whose labels carry the noise (``protocol.noise.NOISE_PARTS`` order).
+    noise_parts: tuple[str, ...] = DEFAULT_NOISE_PARTS
 
     @property
     def column_labels(self) -> tuple[str, ...]:
@@ -197,8 +207,8 @@ class TableSpec:
         return tuple(e.label for e in self.algorithms) + tuple(lab for lab, _ in self.not_built)
 
     def folds_for(self, dataset: str, five_fold_folds: tuple[int, ...]) -> tuple[int, ...]:
-        """The folds of ``dataset``: the config's folds under five_fold and random_splits
-        (``MULTI_FOLD``), (0,) otherwise."""
+        """The folds of ``dataset``: the config's folds under five_fold, random_splits and
+        five_fold_train (``MULTI_FOLD``), (0,) otherwise."""
         protocol = self.protocols[dataset]
         return tuple(five_fold_folds) if protocol in MULTI_FOLD else protocol_folds(protocol)
 
@@ -359,6 +369,8 @@ def validate_config(data: Any, path: str, text: str = "", *, known_datasets=None
     rates = _list_of(path, "noise_rates", data.get("noise_rates", [0.0]), (int, float),
                      check=lambda v: 0.0 <= v < 1.0, choices_text="numbers in [0, 1)")
     rates = [float(r) for r in rates]
+    noise_parts = _noise_parts(path, "noise_parts", data.get("noise_parts",
+                                                             list(DEFAULT_NOISE_PARTS)))
     timeout = data.get("timeout")
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                 or timeout <= 0):
@@ -368,9 +380,10 @@ def validate_config(data: Any, path: str, text: str = "", *, known_datasets=None
     if "algorithms" in data:
         entries = _entries(path, "algorithms", data["algorithms"], datasets)
         tables = [TableSpec("results", title, None, tuple(datasets), base_protocols,
-                            tuple(entries))]
+                            tuple(entries), noise_parts=noise_parts)]
     else:
-        tables = _tables(path, data["tables"], datasets, set(split_datasets), base_protocols)
+        tables = _tables(path, data["tables"], datasets, set(split_datasets), base_protocols,
+                         noise_parts)
     for i, table in enumerate(tables):
         _check_selection(path, table, "algorithms" if "algorithms" in data
                          else f"tables[{i}].algorithms")
@@ -460,14 +473,23 @@ def _protocols(path, keypath, value, datasets, split_datasets, base) -> dict:
         if key != "default":
             out[key] = proto
     for d, proto in out.items():
-        if proto in PREDEFINED and d not in split_datasets:
+        if proto in NEEDS_SPLIT and d not in split_datasets:
             where = f"{keypath}.{d}" if d in value else f"{keypath}.default"
             raise _err(path, where, f"{quote(proto)} needs a predefined train/test split, and {d} "
                                     "has none; use five_fold or random_splits for it")
     return out
 
 
-def _tables(path, raw, datasets, split_datasets, base_protocols) -> list[TableSpec]:
+def _noise_parts(path, keypath, raw) -> tuple[str, ...]:
+    """A ``noise_parts`` list, in ``NOISE_PARTS`` order."""
+    parts = _list_of(path, keypath, raw, str, check=lambda v: v in NOISE_PARTS,
+                     choices_text="part names among " + ", ".join(NOISE_PARTS)
+                                  + " (test labels are always clean)")
+    return tuple(p for p in NOISE_PARTS if p in parts)
+
+
+def _tables(path, raw, datasets, split_datasets, base_protocols,
+            noise_parts=DEFAULT_NOISE_PARTS) -> list[TableSpec]:
     if not isinstance(raw, list) or not raw:
         raise _err(path, "tables", f"{quote(raw)} is not valid; expected a non-empty list of "
                                    "tables with keys " + ", ".join(TABLE_KEYS))
@@ -516,8 +538,10 @@ def _tables(path, raw, datasets, split_datasets, base_protocols) -> list[TableSp
             else TableLayout()
         not_built = _not_built(path, f"{where}.not_built", t.get("not_built", {}),
                                [e.label for e in entries])
+        parts = (_noise_parts(path, f"{where}.noise_parts", t["noise_parts"])
+                 if "noise_parts" in t else noise_parts)
         tables.append(TableSpec(tid, title, published, tuple(tdatasets), protocols,
-                                tuple(entries), layout, not_built))
+                                tuple(entries), layout, not_built, parts))
     return tables
 
 

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UserError
-from ..protocol.splits import MULTI_FOLD
+from ..protocol.splits import POOLED
 from .checkpoint import EVERY_SECONDS
 from .config import ExperimentConfig
 
@@ -259,7 +259,7 @@ def _load_datasets(config, mirror, offline, log: Log):
         config = narrow(config, [d for d in config.datasets if d in datasets])
         config = replace(config, notes=config.notes + tuple(
             f"Not run: {name} (data unavailable here: {why})" for name, why in missing.items()))
-    pooled = {(d, p) for t in config.tables for d, p in t.protocols.items() if p in MULTI_FOLD}
+    pooled = {(d, p) for t in config.tables for d, p in t.protocols.items() if p in POOLED}
     for name, protocol in sorted(pooled):
         ds = datasets.get(name)
         if ds is not None and ds.test_mask is not None:

@@ -11,6 +11,7 @@ import hashlib
 from dataclasses import dataclass
 
 from ..algorithms.registry import get_algorithm
+from ..protocol.noise import parts_key
 from .cells import Cell
 from .config import ExperimentConfig
 
@@ -49,6 +50,8 @@ def expand(config: ExperimentConfig) -> list[PlannedCell]:
                     if dataset not in table.datasets:
                         continue
                     protocol = table.protocols[dataset]
+                    # At rate 0 no label changes, whatever the parts: one fit, one key.
+                    noise_parts = parts_key(table.noise_parts) if rate else ""
                     for fold in table.folds_for(dataset, config.folds):
                         for e, entry in enumerate(table.algorithms):
                             cls = get_algorithm(entry.algorithm)
@@ -62,6 +65,7 @@ def expand(config: ExperimentConfig) -> list[PlannedCell]:
                                     params=full_params(entry.algorithm, point),
                                     label=entry.label, grid_id=f"{table.id}:{e}:{g}",
                                     data_source=config.source_of(dataset),
+                                    noise_parts=noise_parts,
                                 )
                                 out.append(PlannedCell(cell, e, g, ti))
     return out

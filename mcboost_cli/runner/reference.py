@@ -6,6 +6,9 @@ Map of the module
                     ``results/<experiment>/cells.csv`` that is committed as reference results
 ``current_cells``   drop the rows of superseded algorithm versions from a store frame
 ``read_cells``      read such a file back, checking its columns
+``file_frame``      the frame as the file is written (an optional column that is empty in
+                    every row is left out, so files of experiments that never set it keep
+                    their bytes)
 ``merged_cells``    the store's rows plus the rows an existing file has that the store lacks
                     (a run on a partial store never deletes committed rows); a cell the store
                     re-computed with the file's numbers keeps the file's row (timings too)
@@ -36,7 +39,10 @@ from .cells import DONE, Cell, CellResult, canonical_json
 
 # Identity columns (the cell key is a hash of them) and the numbers a re-run must reproduce.
 IDENTITY = ("key", "dataset", "protocol", "fold", "noise_rate", "seed", "algorithm",
-            "algorithm_version", "params", "data_source")
+            "algorithm_version", "params", "data_source", "noise_parts")
+# Identity columns written only when some row sets them (a missing one reads as empty, the
+# default): ``noise_parts`` ("" = noise on training and validation labels).
+OPTIONAL = ("noise_parts",)
 NUMBERS = ("selected_round", "n_rounds", "train_error", "valid_error", "test_error")
 FACTS = ("n_phase1_rounds", "phase1_train_error", "round_rule", "stop_reason", "fit_seconds",
          "cpu_seconds")
@@ -54,6 +60,7 @@ def cells_frame(results: pd.DataFrame) -> pd.DataFrame:
             "noise_rate": float(r.noise_rate), "seed": int(r.seed), "algorithm": r.algorithm,
             "algorithm_version": r.algorithm_version, "params": canonical_json(r.params),
             "data_source": r.data_source,
+            "noise_parts": getattr(r, "noise_parts", "") or "",
             "selected_round": _int_or_none(r.selected_round),
             "n_rounds": _int_or_none(r.n_rounds),
             "train_error": _float_text(r.train_error), "valid_error": _float_text(r.valid_error),
@@ -141,6 +148,11 @@ def read_cells(path) -> pd.DataFrame:
         # Files of mcboost versions before --source: every row has the default source.
         df.insert(list(df.columns).index("params") + 1 if "params" in df.columns else 0,
                   "data_source", "")
+    for column in OPTIONAL:
+        if column not in df.columns:
+            # Files whose rows all have the default (noise on training and validation).
+            df.insert(list(df.columns).index("data_source") + 1 if "data_source" in df.columns
+                      else len(df.columns), column, "")
     if "phase1_train_error" not in df.columns:
         # Files of mcboost versions that did not record the training error after Phase I.
         df.insert(list(df.columns).index("n_phase1_rounds") + 1 if "n_phase1_rounds" in
@@ -154,6 +166,15 @@ def read_cells(path) -> pd.DataFrame:
         raise UserError(f"{path}: missing columns {', '.join(missing)}; expected the CSV "
                         f"written by `mcboost run` with columns {', '.join(CELL_COLUMNS)}")
     return df
+
+
+def file_frame(cells: pd.DataFrame) -> pd.DataFrame:
+    """``cells`` as ``cells.csv`` is written: the ``OPTIONAL`` columns that are empty in every
+    row are left out (``read_cells`` puts them back empty), so the file of an experiment
+    that never sets them keeps the bytes it had before they existed."""
+    drop = [c for c in OPTIONAL if c in cells.columns
+            and not cells[c].fillna("").astype(str).ne("").any()]
+    return cells.drop(columns=drop)
 
 
 # Columns that differ between two computations of one cell only by the clock: a re-computed
@@ -237,7 +258,8 @@ def cell_of(row, experiment: str) -> Cell:
                 fold=int(row["fold"]), noise_rate=float(row["noise_rate"]),
                 seed=int(row["seed"]), algorithm=row["algorithm"],
                 algorithm_version=row["algorithm_version"],
-                params=tuple(sorted(params.items())), data_source=row["data_source"])
+                params=tuple(sorted(params.items())), data_source=row["data_source"],
+                noise_parts=row.get("noise_parts", "") or "")
     if cell.key != row["key"]:
         raise UserError(f"cell {row['key']}: its columns hash to {cell.key}; the row was "
                         "edited or written by another mcboost version")
@@ -311,9 +333,9 @@ def rerun_seconds(frame: pd.DataFrame) -> pd.Series:
             return row["key"]                  # unreadable parameters: a group of its own
         for name in free[row["algorithm"]]:
             params.pop(name, None)
-        return "|".join(str(row[c]) for c in ("dataset", "protocol", "fold", "noise_rate",
-                                              "seed", "algorithm", "algorithm_version")
-                        ) + "|" + canonical_json(params)
+        return "|".join(str(row.get(c, "")) for c in (
+            "dataset", "protocol", "fold", "noise_rate", "noise_parts", "seed", "algorithm",
+            "algorithm_version")) + "|" + canonical_json(params)
 
     part = frame[shared]
     groups = part.apply(group, axis=1)

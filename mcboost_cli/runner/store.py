@@ -192,7 +192,7 @@ def _chunks(seq: list, size: int = _CHUNK):
 
 def empty_frame() -> pd.DataFrame:
     """A frame with the columns of ``ResultStore.frame`` and no rows (no store to read)."""
-    return pd.DataFrame(columns=[*COLUMNS, "data_source"])
+    return pd.DataFrame(columns=[*COLUMNS, "data_source", "noise_parts"])
 
 
 # --------------------------------------------------------------------------------------------
@@ -425,7 +425,8 @@ class ResultStore:
         -------
         pandas.DataFrame
             Columns as in ``COLUMNS`` (without ``curves`` unless ``with_curves``) and
-            ``data_source`` (from the cell's JSON; "" for the catalog default); ``params``,
+            ``data_source`` and ``noise_parts`` (from the cell's JSON; "" for the defaults,
+            the catalog's rows and noise on training and validation labels); ``params``,
             ``extra`` and ``versions`` parsed to dicts; ``selected_round`` and ``n_rounds`` as
             nullable integers. Rows are sorted by dataset, protocol, noise rate, seed, fold,
             algorithm and key, so the frame does not depend on the order cells finished in.
@@ -461,7 +462,10 @@ class ResultStore:
                                  dtype=np.float64)
         df = pd.DataFrame(data, columns=columns)
         # Where the rows came from ("" = the catalog default) is kept in the cell's JSON only.
-        df["data_source"] = [json.loads(c).get("data_source", "") for c in data["cell"]]
+        cells = [json.loads(c) for c in data["cell"]]
+        df["data_source"] = [c.get("data_source", "") for c in cells]
+        # Which parts carry the label noise ("" = training and validation), likewise.
+        df["noise_parts"] = [c.get("noise_parts", "") for c in cells]
         df = df.sort_values(["dataset", "protocol", "noise_rate", "seed", "fold", "algorithm",
                              "key"], kind="stable")
         return df.reset_index(drop=True)

@@ -17,7 +17,7 @@ import numpy as np
 from .. import __version__
 from ..algorithms.registry import get_algorithm
 from ..learners.binning import Binned, BinMapper
-from ..protocol.noise import noisy_labels
+from ..protocol.noise import parts_of_key, split_noisy_labels
 from ..protocol.seeding import derive_seed
 from ..protocol.selection import reported_round
 from ..protocol.splits import make_split
@@ -46,9 +46,30 @@ def _fold(dataset: str, protocol: str, seed: int, fold: int, max_bins: int,
 
 
 def versions() -> dict:
+    """Software versions and the machine a cell ran on (kept with the cell in the store), so
+    that timings can be told with the machine they were measured on (the DirectBoost paper's
+    Table 2 names its own: "Core2 Duo 2.6GHz CPU")."""
     import numba
     return {"mcboost": __version__, "python": platform.python_version(),
-            "numpy": np.__version__, "numba": numba.__version__}
+            "numpy": np.__version__, "numba": numba.__version__, "machine": machine()}
+
+
+@lru_cache(maxsize=1)
+def machine() -> str:
+    """The processor's model name (Linux: /proc/cpuinfo; elsewhere ``platform.processor()``)
+    and the number of logical cores, e.g. "Intel(R) Xeon(R) ... (2 cores)"."""
+    import os
+    name = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.lower().startswith("model name"):
+                    name = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    name = name or platform.processor() or platform.machine() or "unknown processor"
+    return f"{name} ({os.cpu_count() or '?'} cores)"
 
 
 def phase1_train_error(train_curve, n_phase1) -> float | None:
@@ -89,16 +110,19 @@ def run_cell(cell: Cell, checkpoints=None, fetch: bool = False,
     split, binned = _fold(cell.dataset, cell.protocol, cell.seed, cell.fold,
                           int(params.get("max_bins", 255)), fetch, mirror, cell.data_source)
     y = ds.y
-    trval = np.concatenate([split.train, split.valid])
-    y_noisy, flipped = noisy_labels(y, trval, cell.noise_rate, ds.n_classes,
-                                    dataset=cell.dataset, seed=cell.seed, fold=cell.fold)
+    # The noise changes labels of the cell's noise parts only (by default the training and
+    # validation parts; the test part never).
+    y_noisy, flipped = split_noisy_labels(y, split, cell.noise_rate, ds.n_classes,
+                                          parts_of_key(cell.noise_parts), dataset=cell.dataset,
+                                          seed=cell.seed, fold=cell.fold)
     est = get_algorithm(cell.algorithm)(**params)
     if "random_state" in est.get_params():
         # An algorithm that draws inside its fit (CART's cross-validation folds) gets a seed
         # that is a function of the cell (not a config parameter: the key already fixes it).
         est.set_params(random_state=cell_random_state(cell))
     t_fit, cpu_fit = time.perf_counter(), time.thread_time()
-    # Training and validation labels carry the noise; the test labels are the clean ones.
+    # Training and validation labels carry the noise where the cell puts it (y_noisy equals y
+    # elsewhere); the test labels are the clean ones.
     has_valid = split.valid.size > 0
     eval_set = [(binned["test"], y[split.test])]
     if has_valid:
