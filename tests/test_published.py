@@ -27,6 +27,15 @@ from mcboost_cli.report.published import compare, side_by_side, tolerance
 DEFAULT_PAPER_TABLES = (Path(__file__).resolve().parents[1].parent / "shared" / "paper-tables"
                         / "paper_tables.yaml")
 
+
+def paper_transcript(entry: str) -> dict:
+    """One paper's entry of the shared transcript (../shared/paper-tables); skips the test
+    when the file is absent (CI has ../shared beside the clone)."""
+    path = Path(os.environ.get("MCBOOST_TEST_PAPER_TABLES") or DEFAULT_PAPER_TABLES)
+    if not path.is_file():
+        pytest.skip(f"no paper-tables transcript at {path}; set MCBOOST_TEST_PAPER_TABLES")
+    return yaml.safe_load(path.read_text(encoding="utf-8"))[entry]
+
 # The transcript's dataset spelling -> our catalog name, written out here rather than taken
 # from the shipped file so a wrong mapping there fails the comparison.
 CATALOG_NAME = {
@@ -39,10 +48,7 @@ CATALOG_NAME = {
 @pytest.fixture(scope="module")
 def transcript() -> dict:
     """The DMCBoost entry of the shared transcript; skips when the folder is absent."""
-    path = Path(os.environ.get("MCBOOST_TEST_PAPER_TABLES") or DEFAULT_PAPER_TABLES)
-    if not path.is_file():
-        pytest.skip(f"no paper-tables transcript at {path}; set MCBOOST_TEST_PAPER_TABLES")
-    return yaml.safe_load(path.read_text(encoding="utf-8"))["dmcboost_kdd2014"]
+    return paper_transcript("dmcboost_kdd2014")
 
 
 @pytest.fixture(scope="module")
@@ -136,10 +142,7 @@ MCBOOST_COLUMN = {"One Vs All": "One vs All", "AdaBoost-MH": "AdaBoost.MH",
 @pytest.fixture(scope="module")
 def mcboost_transcript() -> dict:
     """The MCBoost entry of the shared transcript; skips when the folder is absent."""
-    path = Path(os.environ.get("MCBOOST_TEST_PAPER_TABLES") or DEFAULT_PAPER_TABLES)
-    if not path.is_file():
-        pytest.skip(f"no paper-tables transcript at {path}; set MCBOOST_TEST_PAPER_TABLES")
-    return yaml.safe_load(path.read_text(encoding="utf-8"))["mcboost_nips2011"]
+    return paper_transcript("mcboost_nips2011")
 
 
 def test_mcboost_paper_loads_with_two_complete_accuracy_tables():
@@ -240,10 +243,7 @@ def test_coherence_paper_loads_with_its_test_error_table():
 
 
 def test_coherence_cells_equal_the_transcript():
-    path = Path(os.environ.get("MCBOOST_TEST_PAPER_TABLES") or DEFAULT_PAPER_TABLES)
-    if not path.is_file():
-        pytest.skip(f"no paper-tables transcript at {path}; set MCBOOST_TEST_PAPER_TABLES")
-    source = yaml.safe_load(path.read_text(encoding="utf-8"))["coherence_aistats2009"]
+    source = paper_transcript("coherence_aistats2009")
     source = source["tables"]["table2"]
     table = load_published("coherence_aistats09/table2")
     expected = {(COHERENCE_CATALOG_NAME[row["dataset"]], 0.0, method): value

@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import copy
 import math
-import os
-from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
 from mcboost_cli.datasets.published import _load_paper_file, load_published, published_papers
 from mcboost_cli.errors import UserError
 from mcboost_cli.report.published import compare, measure_texts, side_by_side, tolerance
 
-from .test_published import DEFAULT_PAPER_TABLES, _ours, _row, _set, _write
+from .test_published import paper_transcript, _ours, _row, _set, _write
 
 # The transcript's spelling -> our catalog name, written out here so that a wrong mapping in
 # the shipped file fails the comparison.
@@ -37,10 +34,7 @@ TABLE1_COLUMNS = ["AdaBoost", "LogitBoost", "LPBoost", "BrownBoost", "DirectBoos
 
 @pytest.fixture(scope="module")
 def transcript() -> dict:
-    path = Path(os.environ.get("MCBOOST_TEST_PAPER_TABLES") or DEFAULT_PAPER_TABLES)
-    if not path.is_file():
-        pytest.skip(f"no paper-tables transcript at {path}; set MCBOOST_TEST_PAPER_TABLES")
-    return yaml.safe_load(path.read_text(encoding="utf-8"))["directboost_nips2013"]
+    return paper_transcript("directboost_nips2013")
 
 
 @pytest.fixture(scope="module")

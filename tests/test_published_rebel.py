@@ -4,17 +4,14 @@ tests the loader and the comparison in general)."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
 from mcboost_cli.datasets.published import load_published, published_papers
 from mcboost_cli.report.published import compare, side_by_side
 
-from .test_published import DEFAULT_PAPER_TABLES
+from .test_published import paper_transcript
 
 # The transcript's spelling -> our catalog name, written out here so that a wrong mapping in
 # the shipped file fails the comparison.
@@ -52,10 +49,7 @@ def test_rebel_paper_loads_with_figure8(figure8):
 
 
 def test_rebel_cells_equal_the_transcript_with_its_confidence_flags(figure8):
-    path = Path(os.environ.get("MCBOOST_TEST_PAPER_TABLES") or DEFAULT_PAPER_TABLES)
-    if not path.is_file():
-        pytest.skip(f"no paper-tables transcript at {path}; set MCBOOST_TEST_PAPER_TABLES")
-    source = yaml.safe_load(path.read_text(encoding="utf-8"))["rebel_icml2017"]
+    source = paper_transcript("rebel_icml2017")
     source = source["figures"]["fig8"]
     expected = {(REBEL_CATALOG_NAME[row["dataset"]], 0.0, m): v
                 for row in source["rows"] for m, v in row["values"].items()}

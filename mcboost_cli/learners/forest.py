@@ -390,7 +390,9 @@ class ReweightedForest(Forest):
                                  self.leaf_label, w, used, y, scores, pred)
 
     def add_round_votes(self, t, vote, y, scores, pred):
-        raise NotImplementedError("a reweighted forest's rounds are not additive")
+        # Totally corrective: round t re-weights every earlier tree, so no round's votes can
+        # be added on top of the previous scores; ``add_round`` rewrites them instead.
+        raise TypeError("a reweighted forest's rounds are not additive: use add_round(t, ...)")
 
     def truncate(self, n_trees: int):
         super().truncate(n_trees)
