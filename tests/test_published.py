@@ -533,7 +533,13 @@ def test_the_valid_hand_written_file_loads(tmp_path):
                          ids=[m[1] + ":" + m[2][:20] for m in MALFORMED])
 def test_malformed_file_gives_one_line_error_naming_the_key_path(tmp_path, mutate, keypath,
                                                                  fragment):
-    document = copy.deepcopy(VALID_PAPER)
+    assert_one_line_key_error(tmp_path, VALID_PAPER, mutate, keypath, fragment)
+
+
+def assert_one_line_key_error(tmp_path, paper, mutate, keypath, fragment):
+    """A copy of ``paper`` changed by ``mutate`` fails to load with one line naming
+    ``keypath`` and containing ``fragment``."""
+    document = copy.deepcopy(paper)
     mutate(document)
     path = _write(tmp_path, document)
     with pytest.raises(UserError) as info:

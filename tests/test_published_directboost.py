@@ -7,17 +7,15 @@ iterations and seconds), shown beside ours in both layouts and never compared.""
 
 from __future__ import annotations
 
-import copy
 import math
 
 import pandas as pd
 import pytest
 
 from mcboost_cli.datasets.published import _load_paper_file, load_published, published_papers
-from mcboost_cli.errors import UserError
 from mcboost_cli.report.published import compare, measure_texts, side_by_side, tolerance
 
-from .test_published import paper_transcript, _ours, _row, _set, _write
+from .test_published import _ours, _row, _set, _write, assert_one_line_key_error, paper_transcript
 
 # The transcript's spelling -> our catalog name, written out here so that a wrong mapping in
 # the shipped file fails the comparison.
@@ -250,12 +248,4 @@ def test_the_hand_written_file_with_the_new_keys_loads(tmp_path):
 @pytest.mark.parametrize("mutate, keypath, fragment", MALFORMED,
                          ids=[m[1] + ":" + m[2][:20] for m in MALFORMED])
 def test_malformed_new_keys_give_one_line_errors(tmp_path, mutate, keypath, fragment):
-    document = copy.deepcopy(PAPER)
-    mutate(document)
-    path = _write(tmp_path, document)
-    with pytest.raises(UserError) as info:
-        _load_paper_file(path)
-    message = str(info.value)
-    assert "\n" not in message
-    assert message.startswith(f"{path}: {keypath}: "), message
-    assert fragment in message, message
+    assert_one_line_key_error(tmp_path, PAPER, mutate, keypath, fragment)
