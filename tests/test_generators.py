@@ -320,21 +320,44 @@ def test_waveform_seeding():
 
 # ----------------------------------------------------------------------------- Long & Servedio
 
-def test_long_servedio_clean_data_are_separated_by_sign_of_sum():
-    data = long_servedio(4000, seed=3)
-    assert data.X.shape == (4000, 21) and data.classes == ("-1", "+1")
+@pytest.mark.parametrize("l", [5, 20])
+def test_long_servedio_clean_data_are_separated_by_sign_of_sum(l):
+    data = long_servedio(4000, seed=3, l=l)
+    n1 = l + 6                                        # blocks of l + 6 and l + 5 (11, 10 at l=5)
+    assert data.X.shape == (4000, 2 * l + 11) and data.classes == ("-1", "+1")
     assert set(np.unique(data.X)) == {-1.0, 1.0}
     sign = np.where(data.y == 1, 1.0, -1.0)
-    assert np.all(np.sign(data.X.sum(axis=1)) == sign)
-    # The three example types, in proportions 1/4, 1/4, 1/2.
+    margin = data.X.sum(axis=1) * sign
+    # The three example types, in proportions 1/4, 1/4, 1/2, with margins 2l+11, 1, 1.
     z = data.X * sign[:, None]                         # +1 where the coordinate equals y
     large = (z == 1).all(axis=1)
-    puller = (z[:, :11] == 1).all(axis=1) & (z[:, 11:] == -1).all(axis=1)
-    penal = ((z[:, :11] == 1).sum(axis=1) == 5) & ((z[:, 11:] == 1).sum(axis=1) == 6)
+    puller = (z[:, :n1] == 1).all(axis=1) & (z[:, n1:] == -1).all(axis=1)
+    penal = ((z[:, :n1] == 1).sum(axis=1) == 5) & ((z[:, n1:] == 1).sum(axis=1) == l + 1)
     assert np.all(large ^ puller ^ penal) and not np.any(large & puller)
     assert abs(large.mean() - 0.25) < 0.03 and abs(puller.mean() - 0.25) < 0.03
     assert abs(penal.mean() - 0.5) < 0.03
     assert abs(data.y.mean() - 0.5) < 0.03
+    assert np.all(margin[large] == 2 * l + 11) and np.all(margin[~large] == 1)
+
+
+@pytest.mark.parametrize("l", [5, 20])
+def test_long_servedio_best_vote_of_coordinates_has_the_all_ones_margin(l):
+    # The largest L1-normalised margin of any vote of +-x_i on clean data is 1 / (2l + 11),
+    # the margin of sign(sum x) on pullers and penalizers, for every l (LP by HiGHS): the
+    # data stay separable with the l = 5 structure (the form with blocks of 11 and 2l had
+    # margin 0 at l = 20).
+    from scipy.optimize import linprog
+    data = long_servedio(1000, seed=0, l=l)
+    sign = np.where(data.y == 1, 1.0, -1.0)
+    H = np.hstack([data.X, -data.X]) * sign[:, None]
+    n, d = H.shape
+    c = np.zeros(d + 1)
+    c[-1] = -1.0                                       # maximise rho
+    res = linprog(c, A_ub=np.hstack([-H, np.ones((n, 1))]), b_ub=np.zeros(n),
+                  A_eq=np.r_[np.ones(d), 0.0][None, :], b_eq=[1.0],
+                  bounds=[(0, None)] * d + [(None, None)], method="highs")
+    assert res.status == 0
+    assert -res.fun == pytest.approx(1.0 / (2 * l + 11), abs=1e-9)
 
 
 @pytest.mark.parametrize("n, rate", [(1000, 0.1), (999, 0.2), (500, 0.0), (10, 0.35)])

@@ -7,20 +7,23 @@ al.). The Boolean form below is **confirmed for l = 5 (21 features)** against th
 ``bst`` (Zhu Wang, function ``dataLS``); ``/work/shared/datasets.md`` §4.7.
 
 Per example: y in {-1, +1} with probability 1/2 each; the type is drawn with probabilities
-1/4, 1/4, 1/2:
+1/4, 1/4, 1/2; the 2l + 11 coordinates form a block of l + 6 and a block of l + 5:
 
 * large margin: x = y * (1, .., 1);
-* puller: x_1..x_11 = y, the remaining 2l coordinates = -y;
-* penalizer: 5 random coordinates among x_1..x_11 and l + 1 random coordinates among the
-  remaining 2l are set to y, all others to -y.
+* puller: block 1 = y, block 2 = -y;
+* penalizer: 5 random coordinates of block 1 and l + 1 random coordinates of block 2 are set
+  to y, all others to -y.
 
-For l = 5 the clean data are separated by sign(sum_i x_i) (margins 21, 1 and 1).
+For l = 5 (blocks of 11 and 10) this is ``bst``'s ``dataLS``. Under sign(sum_i x_i) the three
+types have the margins 2l + 11, 1 and 1 for every l, and the largest L1-normalised margin of a
+vote of the coordinates is 1 / (2l + 11) (LP, measured at l = 5 and 20).
 
-**General l is UNCONFIRMED.** The paper describes vectors of length 2l + 11; the split into a
-block of 11 and a block of 2l with the counts above is our reading (it reduces to ``bst`` at
-l = 5) and could not be checked against the paper's text. Note that with it the pullers' sum is
-11 - 2l, so for l >= 6 sign(sum x) no longer separates the clean data -- a hint that the
-paper's general form may differ. Use l = 5 unless the paper confirms otherwise.
+**General l is our reading** (the paper's Boolean construction could not be read here): of three
+forms that reduce to ``bst`` at l = 5, the one that keeps every type's margin as at l = 5.
+The first form written here (blocks of 11 and 2l) leaves the clean data of l = 20 inseparable
+by any vote of the coordinates (LP margin 0), while the DirectBoost paper prints 0% error for
+every method at noise 0. ALGORITHMS.md, "The DirectBoost paper's experiments", has the three
+readings and the measurements.
 
 Noise (as ``bst``): the labels of exactly floor(noise_rate * n) training examples, chosen
 uniformly without replacement, are flipped; the optional ``n_test`` extra rows keep clean labels
@@ -43,7 +46,7 @@ from ._base import GeneratedData, rng_for
 __all__ = ["CLASSES", "long_servedio", "n_flipped"]
 
 CLASSES = ("-1", "+1")
-_BLOCK1 = 11
+_PENALIZER_BLOCK1 = 5      # penalizers' coordinates equal to y in block 1 (bst: 5 of 11)
 
 
 def n_flipped(n: int, noise_rate: float) -> int:
@@ -62,7 +65,8 @@ def long_servedio(n: int = 1000, seed: int = 0, l: int = 5, noise_rate: float = 
     seed : int
         Seed of ``Generator(PCG64(seed))``.
     l : int
-        Size parameter; 2l + 11 features. Only l = 5 is a confirmed definition.
+        Size parameter; 2l + 11 features (blocks of l + 6 and l + 5). Only l = 5 is a
+        confirmed definition; other l are our reading (module docstring).
     noise_rate : float in [0, 1]
         Fraction of the ``n`` training labels flipped (exactly floor(noise_rate * n) of them).
     n_test : int
@@ -82,16 +86,17 @@ def long_servedio(n: int = 1000, seed: int = 0, l: int = 5, noise_rate: float = 
         raise ValueError(f"noise_rate must lie in [0, 1], got {noise_rate}")
     rng = rng_for(seed)
     total = n + n_test
-    n2 = 2 * l
+    n1, n2 = l + 6, l + 5
     sign = np.where(rng.integers(0, 2, size=total) == 1, 1.0, -1.0)
     kind = rng.choice(3, size=total, p=[0.25, 0.25, 0.5])      # 0 large margin, 1 puller, 2 pen.
     # Penalizer patterns: +1 on 5 random coordinates of block 1 and l+1 of block 2.
-    r1 = rng.random((total, _BLOCK1))
+    r1 = rng.random((total, n1))
     r2 = rng.random((total, n2))
-    pen1 = r1 <= np.partition(r1, 4, axis=1)[:, 4:5]
+    k1 = _PENALIZER_BLOCK1 - 1
+    pen1 = r1 <= np.partition(r1, k1, axis=1)[:, k1:k1 + 1]
     pen2 = r2 <= np.partition(r2, l, axis=1)[:, l:l + 1]
-    pattern = np.ones((total, _BLOCK1 + n2))                    # large margin
-    pattern[kind == 1, _BLOCK1:] = -1.0                         # puller
+    pattern = np.ones((total, n1 + n2))                         # large margin
+    pattern[kind == 1, n1:] = -1.0                              # puller
     pen = kind == 2
     pattern[pen] = np.where(np.concatenate([pen1, pen2], axis=1)[pen], 1.0, -1.0)
     X = pattern * sign[:, None]
@@ -104,7 +109,7 @@ def long_servedio(n: int = 1000, seed: int = 0, l: int = 5, noise_rate: float = 
     if n_test:
         test_mask = np.zeros(total, dtype=bool)
         test_mask[n:] = True
-    n_feat = _BLOCK1 + n2
+    n_feat = n1 + n2
     return GeneratedData(
         X=X.astype(X_DTYPE), y=(y > 0).astype(Y_DTYPE), classes=CLASSES,
         feature_names=tuple(f"x{j + 1}" for j in range(n_feat)),
@@ -112,4 +117,4 @@ def long_servedio(n: int = 1000, seed: int = 0, l: int = 5, noise_rate: float = 
         categories=(None,) * n_feat,
         source=f"generator long_servedio(n={n}, seed={seed}, l={l}, noise_rate={noise_rate}, "
                f"n_test={n_test}): Long & Servedio Boolean data (in distribution"
-               f"{'' if l == 5 else '; general-l form unconfirmed'})")
+               f"{'' if l == 5 else '; the general-l form is our reading'})")
