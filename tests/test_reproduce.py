@@ -704,6 +704,7 @@ tables:
   - id: extra
     title: "Depth on validation"
     protocol: {segmentation: predefined_holdout}
+    layout: {extra: [cpu_seconds]}
     algorithms:
       - algorithm: samme
         label: SAMME
@@ -757,6 +758,12 @@ def test_tables_config_run_recheck_import(tmp_path, mirror_env):
     # (both rounded to the millisecond).
     cpu, wall = (pd.to_numeric(cells[c], errors="raise") for c in ("cpu_seconds", "fit_seconds"))
     assert (cpu >= 0).all() and (cpu <= wall + 0.002).all()
+    # ... and the machine it ran on, which a table showing times names (the DirectBoost
+    # paper's Table 2 names its own); it survives an import (the tables compared below).
+    from mcboost_cli.runner.work import machine
+    assert (cells["machine"] == machine()).all()
+    assert f"were measured on: {machine()}." in (out / "extra.md").read_text()
+    assert "measured on" not in (out / "table2.md").read_text()     # no times shown there
 
     # Re-running a sample reproduces every number.
     r = invoke(["recheck", str(cfg), "--cells", str(out / "cells.csv"), "--sample", "4"],

@@ -71,13 +71,18 @@ def summarize(config, planned, results: pd.DataFrame) -> pd.DataFrame:
     from ..protocol.selection import GROUP, plan_frame
     sel = select(planned, results)
     # The fits' CPU seconds and rounds run, for layouts that show them (``extra``).
-    cpu = (dict(zip(results["key"], pd.to_numeric(results["cpu_seconds"], errors="coerce")))
+    # Rounded to the millisecond, as cells.csv keeps them, so that tables rendered from the
+    # store and from the file are the same.
+    cpu = (dict(zip(results["key"],
+                    pd.to_numeric(results["cpu_seconds"], errors="coerce").round(3)))
            if "cpu_seconds" in results.columns else {})
     ran = (dict(zip(results["key"], pd.to_numeric(results["n_rounds"], errors="coerce")))
            if "n_rounds" in results.columns else {})
+    machines = dict(zip(results["key"], machine_column(results))) if len(results) else {}
     if len(sel):
         sel = sel.assign(cpu_seconds=sel["key"].map(cpu).astype(float),
-                         rounds_run=sel["key"].map(ran).astype(float))
+                         rounds_run=sel["key"].map(ran).astype(float),
+                         machine=sel["key"].map(machines).fillna(""))
         # Every grid point's CPU seconds of the selection's group, summed (NaN unless each
         # has one): what choosing among them cost (fits that shared a sibling's first rounds
         # count their own work only, so the sum counts the shared part once).
@@ -116,7 +121,36 @@ def _summary_row(table_id, ds, rate, label, part, n_planned) -> dict:
         "mean_cpu_seconds": _mean_of(part, "cpu_seconds"),
         "mean_rounds_run": _mean_of(part, "rounds_run"),
         "mean_grid_cpu_seconds": _mean_of(part, "grid_cpu_seconds"),
+        # The machines the selected fits ran on (times are only comparable on one).
+        "machines": "; ".join(sorted({m for m in part["machine"] if m})) if n and
+        "machine" in part else "",
     }
+
+
+def machine_column(results: pd.DataFrame) -> list[str]:
+    """The machine each row of a store frame or cells file ran on ("" when not recorded):
+    the ``machine`` column of a cells file, or the store's ``versions``."""
+    if "machine" in results.columns:
+        return [m if isinstance(m, str) else "" for m in results["machine"]]
+    if "versions" in results.columns:
+        return [(v or {}).get("machine", "") if isinstance(v, dict) else ""
+                for v in results["versions"]]
+    return [""] * len(results)
+
+
+TIMED = ("cpu_seconds", "grid_cpu_seconds")
+
+
+def _machine_note(table, part: pd.DataFrame) -> str | None:
+    """For layouts that show times: the machine(s) they were measured on (the DirectBoost
+    paper's Table 2 names its own, so ours is named beside it)."""
+    if not any(x in TIMED for x in table.layout.extra) or "machines" not in part:
+        return None
+    names = sorted({m for v in part["machines"] for m in str(v).split("; ") if m})
+    if not names:
+        return None
+    return ("Our times (CPU seconds of the fit's thread) were measured on: "
+            + "; ".join(names) + ".")
 
 
 def _mean_of(part, column) -> float:
@@ -234,6 +268,9 @@ def render_terminal(config, summary) -> str:
         if table.id in lines:
             parts.append(lines[table.id])
             parts.append("")
+        machine = _machine_note(table, summary[summary["table"] == table.id])
+        if machine:
+            parts += [machine, ""]
     foot = _footnote(summary)
     if foot:
         parts.append(foot)
@@ -274,6 +311,9 @@ def write_outputs(config, summary, out_dir: Path, cells: pd.DataFrame | None = N
             notes += [f"**Agreement.** {lines[table.id]}", _PAPER_NOTE]
             if any(c.status == "ambiguous" for c in _published(table).cells.values()):
                 notes.append(_AMBIGUOUS_NOTE)
+        machine = _machine_note(table, part)
+        if machine:
+            notes.append(machine)
         foot = _footnote(part)
         if foot:
             notes.append(foot)
@@ -300,7 +340,7 @@ def write_outputs(config, summary, out_dir: Path, cells: pd.DataFrame | None = N
 def _table_csv(config, table, part: pd.DataFrame) -> str:
     """Long format: our numbers, and the published ones beside them when there are any."""
     published = _published(table)
-    df = part.drop(columns=["table"])
+    df = part.drop(columns=["table", "machines"], errors="ignore")
     # The extra measures the layout does not show are left out (mean_selected_round stays).
     from .layouts import EXTRA_COLUMNS
     df = df.drop(columns=[c for x, c in EXTRA_COLUMNS.items()

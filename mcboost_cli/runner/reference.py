@@ -40,12 +40,13 @@ from .cells import DONE, Cell, CellResult, canonical_json
 # Identity columns (the cell key is a hash of them) and the numbers a re-run must reproduce.
 IDENTITY = ("key", "dataset", "protocol", "fold", "noise_rate", "seed", "algorithm",
             "algorithm_version", "params", "data_source", "noise_parts")
-# Identity columns written only when some row sets them (a missing one reads as empty, the
-# default): ``noise_parts`` ("" = noise on training and validation labels).
-OPTIONAL = ("noise_parts",)
+# Columns written only when some row sets them (a missing one reads as empty, the default):
+# ``noise_parts`` ("" = noise on training and validation labels), an identity column, and
+# ``machine`` (the processor the fit's times were measured on, "" = not recorded).
+OPTIONAL = ("noise_parts", "machine")
 NUMBERS = ("selected_round", "n_rounds", "train_error", "valid_error", "test_error")
 FACTS = ("n_phase1_rounds", "phase1_train_error", "round_rule", "stop_reason", "fit_seconds",
-         "cpu_seconds")
+         "cpu_seconds", "machine")
 CELL_COLUMNS = IDENTITY + NUMBERS + FACTS
 
 
@@ -71,6 +72,8 @@ def cells_frame(results: pd.DataFrame) -> pd.DataFrame:
             "stop_reason": extra.get("stop_reason", ""),
             "fit_seconds": _seconds_text(r.fit_seconds),
             "cpu_seconds": _seconds_text(r.cpu_seconds),
+            "machine": ((getattr(r, "versions", None) or {}).get("machine", "")
+                        if isinstance(getattr(r, "versions", None), dict) else ""),
         })
     df = pd.DataFrame(rows, columns=list(CELL_COLUMNS))
     df["n_phase1_rounds"] = pd.array(df["n_phase1_rounds"], dtype="Int64")
@@ -148,11 +151,13 @@ def read_cells(path) -> pd.DataFrame:
         # Files of mcboost versions before --source: every row has the default source.
         df.insert(list(df.columns).index("params") + 1 if "params" in df.columns else 0,
                   "data_source", "")
-    for column in OPTIONAL:
-        if column not in df.columns:
-            # Files whose rows all have the default (noise on training and validation).
-            df.insert(list(df.columns).index("data_source") + 1 if "data_source" in df.columns
-                      else len(df.columns), column, "")
+    if "noise_parts" not in df.columns:
+        # Files whose rows all have the default (noise on training and validation).
+        df.insert(list(df.columns).index("data_source") + 1 if "data_source" in df.columns
+                  else len(df.columns), "noise_parts", "")
+    if "machine" not in df.columns:
+        # Files that did not record the machine (the last column).
+        df["machine"] = ""
     if "phase1_train_error" not in df.columns:
         # Files of mcboost versions that did not record the training error after Phase I.
         df.insert(list(df.columns).index("n_phase1_rounds") + 1 if "n_phase1_rounds" in
@@ -179,7 +184,7 @@ def file_frame(cells: pd.DataFrame) -> pd.DataFrame:
 
 # Columns that differ between two computations of one cell only by the clock: a re-computed
 # cell equal to a file row in every other column is the same result.
-TIMINGS = ("fit_seconds", "cpu_seconds")
+TIMINGS = ("fit_seconds", "cpu_seconds", "machine")
 
 
 def merged_cells(store_cells: pd.DataFrame, path) -> tuple[pd.DataFrame, list[str]]:
@@ -243,6 +248,7 @@ def known_results(results: pd.DataFrame, path, keys) -> tuple[pd.DataFrame, int]
         **{c: pd.to_numeric(add[c], errors="coerce").to_numpy()
            for c in ("selected_round", "n_rounds", "train_error", "valid_error", "test_error",
                      "fit_seconds", "cpu_seconds")},
+        "machine": add["machine"].to_numpy(),
     })
     # A done row of the file beats the store's failed or timed-out row of the same cell.
     rest = results[~results["key"].isin(set(rows["key"]))] if len(results) else None
@@ -284,7 +290,9 @@ def result_of(row) -> CellResult:
         n_rounds=None if row["n_rounds"] == "" else int(row["n_rounds"]),
         train_error=_num(row["train_error"]), valid_error=_num(row["valid_error"]),
         test_error=_num(row["test_error"]), extra=extra,
-        fit_seconds=_num(row["fit_seconds"]), cpu_seconds=_num(row["cpu_seconds"]))
+        fit_seconds=_num(row["fit_seconds"]), cpu_seconds=_num(row["cpu_seconds"]),
+        # The file knows only the machine the fit ran on, not its software versions.
+        versions={"machine": row["machine"]} if row.get("machine", "") else None)
 
 
 def importable_cells(store, frame: pd.DataFrame, planned) -> list:
