@@ -19,7 +19,9 @@ help:
 	@echo "make bench  - install with bench extras, then run the benchmarks (SAMME on Letter; DMCBoost"
 	@echo "              and SAMME on Letter and a 525,010-row poker training set; the 8-leaf"
 	@echo "              least-squares tree against LightGBM's on Letter; a REBEL round with"
-	@echo "              two-point similarities against a SAMME stump round on pendigits)"
+	@echo "              two-point similarities against a SAMME stump round on pendigits;"
+	@echo "              DirectBoost^eps_avg's fit and LPBoost's LP against AdaBoost's round on"
+	@echo "              Adult-10k)"
 	@echo "make reproduce       - every reproduction config in full (hours; re-run to resume),"
 	@echo "                       then its tables and figures under results/<experiment>/"
 	@echo "make reproduce-quick - the same tables on the configs' quick budgets (minutes),"
@@ -60,6 +62,7 @@ bench: $(VENV)/.installed-bench
 	$(BIN)/python -m benchmarks.bench_dmcboost
 	$(BIN)/python -m benchmarks.bench_leafwise_tree
 	$(BIN)/python -m benchmarks.bench_rebel
+	$(BIN)/python -m benchmarks.bench_directboost
 
 # Each config's run resumes from its result store; a config that exits 1 (some cells failed)
 # does not stop the others, but makes the target fail at the end.
