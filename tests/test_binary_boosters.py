@@ -388,6 +388,27 @@ def test_loss_tolerance_stops_after_the_first_round_of_a_small_change(algo):
         assert equal.n_rounds_ > expected
 
 
+@pytest.mark.parametrize("algo", [AdaBoost, LogitBoost])
+def test_loss_tolerance_of_sum_compares_n_times_the_mean_change(algo):
+    X, y = _noisy_data(10)
+    n, N = len(y), 300
+    full = algo(n_rounds=N, max_depth=1).fit(X, y)
+    start = 1.0 if algo is AdaBoost else math.log(2.0)
+    summed = n * np.abs(np.diff(np.concatenate([[start], full.train_losses_])))
+    for tol in (1.0, 0.5, 0.3):
+        expected = int(np.argmax(summed < tol)) + 1
+        assert 1 < expected < N, tol
+        est = algo(n_rounds=N, max_depth=1, loss_tolerance=tol,
+                   loss_tolerance_of="sum").fit(X, y)
+        assert est.n_rounds_ == expected and "summed training loss" in est.stop_reason_
+        # The same tolerance on the mean stops earlier (its changes are n times smaller).
+        mean = algo(n_rounds=N, max_depth=1, loss_tolerance=tol).fit(X, y)
+        assert mean.n_rounds_ < expected
+    with pytest.raises(ValueError, match="loss_tolerance_of must be mean or sum"):
+        algo(n_rounds=3, loss_tolerance=1e-6, loss_tolerance_of="total").fit(X, y)
+    assert "loss_tolerance_of" not in dict(full_params(algo.name, {"loss_tolerance": 1e-6}))
+
+
 @pytest.mark.parametrize("name", ["adaboost", "logitboost"])
 def test_two_classes_only(name):
     X, y = _noisy_data(11)

@@ -114,6 +114,7 @@ def test_the_baselines_are_the_papers_entries(path):
             if name in ("adaboost", "logitboost"):
                 # "until ... the change of loss is less than 1e-6", then validation's round.
                 assert params["loss_tolerance"] == 1e-6 and params["n_rounds"] >= 100000
+                assert params["loss_tolerance_of"] == "sum"      # ALGORITHMS.md says why
                 assert "grid" not in entry
             elif name == "lpboost":
                 assert entry["grid"] == {"n_prime_fraction": GRID}

@@ -58,7 +58,7 @@ from ..learners.histogram_tree import (
     grow_tree,
 )
 from .base import BaseBoosting, RoundOutcome
-from .params import LOSS_TOLERANCE, MAX_BINS, MAX_DEPTH, N_ROUNDS, SPLIT_CRITERION
+from .params import LOSS_TOLERANCE, LOSS_TOLERANCE_OF, MAX_BINS, MAX_DEPTH, N_ROUNDS, SPLIT_CRITERION
 from .registry import register
 
 # split_criterion -> the grower's criterion (both use the K-channel class-weight histogram).
@@ -272,6 +272,10 @@ class AdaBoost(AdaBoostM1):
         How the round's tree chooses its splits (module docstring).
     loss_tolerance : float, default=0.0
         Stop after the round that changed L by less than this (0: run ``n_rounds``).
+    loss_tolerance_of : {"mean", "sum"}, default="mean"
+        Compare ``loss_tolerance`` with the change of the mean training loss or of the loss
+        summed over the training rows (n times the mean's change; the DirectBoost paper's
+        configs, ALGORITHMS.md).
 
     Fitted attributes (besides the base class's)
     ---------------------------------------------
@@ -284,15 +288,19 @@ class AdaBoost(AdaBoostM1):
                  "and an application to boosting, JCSS 1997")
     version = "1"
     binary_only = True
-    param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS, BINARY_SPLIT_CRITERION, LOSS_TOLERANCE)
+    param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS, BINARY_SPLIT_CRITERION, LOSS_TOLERANCE,
+                   LOSS_TOLERANCE_OF)
     test_params = {"n_rounds": 15, "max_depth": 2}
-    test_param_variants = ({"n_rounds": 200, "max_depth": 1, "loss_tolerance": 1e-4},)
+    test_param_variants = ({"n_rounds": 200, "max_depth": 1, "loss_tolerance": 1e-4},
+                           {"n_rounds": 200, "max_depth": 1, "loss_tolerance": 1e-4,
+                            "loss_tolerance_of": "sum"})
 
     def __init__(self, n_rounds=100, max_depth=3, max_bins=255, split_criterion="error",
-                 loss_tolerance=0.0):
+                 loss_tolerance=0.0, loss_tolerance_of="mean"):
         super().__init__(n_rounds=n_rounds, max_depth=max_depth, max_bins=max_bins,
                          split_criterion=split_criterion)
         self.loss_tolerance = loss_tolerance
+        self.loss_tolerance_of = loss_tolerance_of
 
     def _init_state(self, X_binned, y, n_bins, hist_width):
         if self.n_classes_ != 2:
@@ -301,6 +309,10 @@ class AdaBoost(AdaBoostM1):
                              f"samme for more)")
         if not float(self.loss_tolerance) >= 0.0:
             raise ValueError(f"loss_tolerance must be >= 0, got {self.loss_tolerance!r}")
+        if self.loss_tolerance_of not in ("mean", "sum"):
+            raise ValueError(f"loss_tolerance_of must be mean or sum, got "
+                             f"{self.loss_tolerance_of!r}")
+        self._n_train = int(X_binned.shape[0])
         super()._init_state(X_binned, y, n_bins, hist_width)
         self._loss = 1.0            # L_0: f = 0
         self._losses = []
@@ -314,7 +326,7 @@ class AdaBoost(AdaBoostM1):
             return RoundOutcome.STOP_AFTER
         self._loss = previous * (2.0 * math.sqrt(err * (1.0 - err)))        # L_t = L_{t-1} Z_t
         self._losses.append(self._loss)
-        if self._loss_change_stops(previous, self._loss):
+        if self._loss_change_stops(previous, self._loss, self._n_train):
             return RoundOutcome.STOP_AFTER
         return RoundOutcome.CONTINUE
 

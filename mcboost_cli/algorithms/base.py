@@ -332,20 +332,22 @@ class BaseBoosting(ABC):
         """Drop per-fit buffers after fitting (weights, workspace)."""
 
     # -- stopping on the training loss -----------------------------------------------------------
-    def _loss_change_stops(self, previous_loss: float, loss: float) -> bool:
+    def _loss_change_stops(self, previous_loss: float, loss: float, n: int) -> bool:
         """The stopping rule of a booster with a ``loss_tolerance`` parameter: True (and
         ``stop_reason_`` says why) when the round just kept changed the mean training loss
         from ``previous_loss`` to ``loss`` by less than the tolerance (absolute change;
-        0 switches the rule off). The round is kept; ``_boost`` then returns
-        ``RoundOutcome.STOP_AFTER``. The DirectBoost paper's rule for its convex baselines
-        (``params.LOSS_TOLERANCE``)."""
+        0 switches the rule off) — or, with ``loss_tolerance_of`` "sum", changed the loss
+        summed over the ``n`` training rows by less than it. The round is kept; ``_boost``
+        then returns ``RoundOutcome.STOP_AFTER``. The DirectBoost paper's rule for its convex
+        baselines (``params.LOSS_TOLERANCE``, ``params.LOSS_TOLERANCE_OF``)."""
         tolerance = float(self.loss_tolerance)
         if not tolerance > 0.0:
             return False
-        change = abs(loss - previous_loss)
+        of = getattr(self, "loss_tolerance_of", "mean")
+        change = abs(loss - previous_loss) * (n if of == "sum" else 1)
         if change < tolerance:
-            self.stop_reason_ = (f"training loss changed by {change:.3g} < loss_tolerance "
-                                 f"{tolerance:g}")
+            self.stop_reason_ = (f"{'summed ' if of == 'sum' else ''}training loss changed "
+                                 f"by {change:.3g} < loss_tolerance {tolerance:g}")
             return True
         return False
 

@@ -60,7 +60,7 @@ from ..learners.forest import VECTOR_VOTE, Forest
 from ..learners.histogram_tree import CRITERION_LEAST_SQUARES, TreeWorkspace, grow_tree
 from .base import BaseBoosting, RoundOutcome
 from .coherence import DEFAULT_MAX_ABS_RESPONSE
-from .params import LOSS_TOLERANCE, MAX_BINS, MAX_DEPTH, N_ROUNDS, ParamSpec
+from .params import LOSS_TOLERANCE, LOSS_TOLERANCE_OF, MAX_BINS, MAX_DEPTH, N_ROUNDS, ParamSpec
 from .registry import register
 
 MAX_ABS_RESPONSE = ParamSpec(
@@ -210,6 +210,10 @@ class LogitBoost(BaseBoosting):
     loss_tolerance : float, default=0.0
         Stop after the round that changed the mean binomial loss by less than this (0: run
         ``n_rounds``).
+    loss_tolerance_of : {"mean", "sum"}, default="mean"
+        Compare ``loss_tolerance`` with the change of the mean training loss or of the loss
+        summed over the training rows (n times the mean's change; the DirectBoost paper's
+        configs, ALGORITHMS.md).
 
     Fitted attributes (besides the base class's)
     ---------------------------------------------
@@ -226,17 +230,22 @@ class LogitBoost(BaseBoosting):
                  "view of boosting, Annals of Statistics 2000 (Algorithm 3)")
     version = "1"
     binary_only = True
-    param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS, MAX_ABS_RESPONSE, LOSS_TOLERANCE)
+    param_specs = (N_ROUNDS, MAX_DEPTH, MAX_BINS, MAX_ABS_RESPONSE, LOSS_TOLERANCE,
+                   LOSS_TOLERANCE_OF)
     test_params = {"n_rounds": 15, "max_depth": 2}
-    test_param_variants = ({"n_rounds": 200, "max_depth": 1, "loss_tolerance": 1e-4},)
+    test_param_variants = ({"n_rounds": 200, "max_depth": 1, "loss_tolerance": 1e-4},
+                           {"n_rounds": 200, "max_depth": 1, "loss_tolerance": 1e-4,
+                            "loss_tolerance_of": "sum"})
 
     def __init__(self, n_rounds=100, max_depth=3, max_bins=255,
-                 max_abs_response=DEFAULT_MAX_ABS_RESPONSE, loss_tolerance=0.0):
+                 max_abs_response=DEFAULT_MAX_ABS_RESPONSE, loss_tolerance=0.0,
+                 loss_tolerance_of="mean"):
         self.n_rounds = n_rounds
         self.max_depth = max_depth
         self.max_bins = max_bins
         self.max_abs_response = max_abs_response
         self.loss_tolerance = loss_tolerance
+        self.loss_tolerance_of = loss_tolerance_of
 
     _scratch_attrs = ("_ws", "_z", "_channels", "_leaf_vote")
 
@@ -250,6 +259,10 @@ class LogitBoost(BaseBoosting):
                              f"{self.max_abs_response!r}")
         if not float(self.loss_tolerance) >= 0.0:
             raise ValueError(f"loss_tolerance must be >= 0, got {self.loss_tolerance!r}")
+        if self.loss_tolerance_of not in ("mean", "sum"):
+            raise ValueError(f"loss_tolerance_of must be mean or sum, got "
+                             f"{self.loss_tolerance_of!r}")
+        self._n_train = int(X_binned.shape[0])
         n, n_features = X_binned.shape
         self._n_bins = n_bins
         self._z_max = float(self.max_abs_response) or math.inf
@@ -282,7 +295,7 @@ class LogitBoost(BaseBoosting):
         self.forest_.append(ws, m, leaf_value=self._leaf_vote)
         previous, self._loss = self._loss, _binomial_loss(self._F, y)
         self._losses.append(self._loss)
-        if self._loss_change_stops(previous, self._loss):
+        if self._loss_change_stops(previous, self._loss, self._n_train):
             return RoundOutcome.STOP_AFTER
         return RoundOutcome.CONTINUE
 
