@@ -1,13 +1,22 @@
 """LPBoost by column generation: the final master LP against a direct LP over the generated
-hypotheses, LP duality and complementary slackness, Demiriz et al.'s stopping rule by brute
-force over every stump, the per-round ensembles of a totally corrective forest, and bad
-parameters."""
+hypotheses, LP duality and complementary slackness, the warm-started master LP of every round
+against a cold SciPy solve of the same LP, a resumed fit against an uninterrupted one (bit for
+bit), Demiriz et al.'s stopping rule by brute force over every stump, the per-round ensembles
+of a totally corrective forest, and bad parameters."""
+
+import pickle
 
 import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from mcboost_cli.algorithms.lpboost import LPBoost, sign_leaves_margin_row
+from mcboost_cli.algorithms.adaboost import AdaBoost
+from mcboost_cli.algorithms.lpboost import (
+    LPBoost,
+    RestrictedMasterLP,
+    sign_leaves_margin_row,
+    solve_restricted_master,
+)
 from mcboost_cli.learners.forest import set_label_scores_naive
 from mcboost_cli.learners.histogram_tree import (
     CRITERION_ABS_SUM,
@@ -199,7 +208,170 @@ def test_round_budget_ends_an_unconverged_fit():
     X, y = integer_data(6)
     est = LPBoost(n_rounds=3, max_depth=1, n_prime_fraction=0.1).fit(X, y)
     assert est.n_rounds_ == 3 and not est.converged_ and est.stop_reason_ == "n_rounds"
-    assert est.lp_seconds_.shape == (3,)
+    assert est.lp_seconds_.shape == (3,) and est.lp_iterations_.shape == (3,)
+
+
+def assert_optimal_pair(M, D, u, beta, a, rho, xi, tol=1e-7):
+    """(a, rho, xi) and (u, beta) are feasible for the primal and the dual LP over the columns
+    M (T, n), complementary, and of equal value (tol: HiGHS's feasibility tolerance)."""
+    margin = a @ M
+    edges = M @ u
+    assert np.all(a >= 0) and abs(a.sum() - 1) < 1e-9
+    assert np.all(xi >= 0) and np.all(margin + xi >= rho - tol)
+    assert np.all(u >= 0) and np.all(u <= D) and abs(u.sum() - 1) < 1e-9
+    assert np.all(edges <= beta + tol)
+    assert np.max(a * (beta - edges)) < tol
+    assert np.max(np.abs(u * (margin + xi - rho))) < tol
+    assert np.max(xi * (D - u)) < tol
+    assert rho - D * xi.sum() == pytest.approx(beta, abs=tol)
+
+
+# (data seed, label noise, depth, n'/n): n'/n = 0.004 is n' = 1 of 200 (D = 1, the hard
+# margin); at 0.8 the fits end within a few rounds unless the labels are noisier.
+WARM_FITS = [(0, 0.6, 1, 0.004), (1, 3.0, 1, 0.8), (2, 0.6, 3, 0.004), (3, 3.0, 3, 0.8),
+             (4, 0.6, 3, 0.1), (5, 0.6, 1, 0.05)]
+
+
+@pytest.mark.parametrize("seed, noise, depth, frac", WARM_FITS,
+                         ids=[f"seed{s}-depth{d}-nprime{f}" for s, _, d, f in WARM_FITS])
+def test_every_rounds_warm_started_lp_is_optimal_and_equals_a_cold_solve(seed, noise, depth,
+                                                                          frac):
+    X, y = integer_data(seed, noise=noise)
+    est = LPBoost(n_rounds=500, max_depth=depth, n_prime_fraction=frac).fit(X, y)
+    assert est.converged_ and est.n_rounds_ >= 9
+    M = tree_outputs(est, X) * np.where(y == 1, 1.0, -1.0)    # the columns, from the trees
+    D = 1.0 / est.n_prime_
+    master = RestrictedMasterLP(len(y), D)
+    for t in range(1, est.n_rounds_ + 1):
+        u, beta, a, rho, xi = master.add_column_and_solve(M[t - 1])
+        # The fit's LP of round t is this one: a new model given the same rows in the same
+        # order gives the same floats.
+        assert beta == est.soft_margins_[t - 1]
+        np.testing.assert_array_equal(a, est.forest_.weight_path[t - 1])
+        # The same LP solved from scratch by SciPy's linprog (HiGHS, another model).
+        u_c, beta_c, a_c, rho_c, xi_c = solve_restricted_master(M[:t], D)
+        assert abs(beta - beta_c) <= 1e-9, t
+        assert_optimal_pair(M[:t], D, u, beta, a, rho, xi)
+        assert_optimal_pair(M[:t], D, u_c, beta_c, a_c, rho_c, xi_c)
+        # a and a_c may differ: the LP can have several optimal vertices, and the warm start
+        # ends at the one nearest its last basis (ALGORITHMS.md, "LPBoost").
+    np.testing.assert_array_equal(u, est.dual_weights_)
+    assert rho == est.rho_
+    np.testing.assert_array_equal(xi, est.slacks_)
+
+
+class MemoryCheckpoint:
+    """A checkpoint kept in memory, pickled as a file would be: ``save`` raises ``Stop``
+    after ``stop_after`` saves (None: never)."""
+
+    class Stop(Exception):
+        pass
+
+    def __init__(self, saved=None, stop_after=None):
+        self.saved = saved
+        self.stop_after = stop_after
+        self.saves = 0
+        self.resumed_round = 0
+
+    def load(self, fingerprint):
+        if self.saved is None or self.saved[0] != fingerprint:
+            return None
+        state = pickle.loads(self.saved[1])
+        self.resumed_round = state["kept"]
+        return state
+
+    def due(self):
+        return True
+
+    def save(self, fingerprint, state):
+        self.saved = (fingerprint, pickle.dumps(state))
+        self.saves += 1
+        if self.stop_after is not None and self.saves >= self.stop_after:
+            raise MemoryCheckpoint.Stop()
+
+
+def fitted_numbers(est, Xv):
+    """Every number a fit leaves, LP solutions and the weights of every round included."""
+    f = est.forest_
+    return ([est.n_rounds_, est.stop_reason_, est.beta_, est.rho_, est.converged_],
+            [est.dual_weights_, est.slacks_, est.soft_margins_, est.edges_, est.lp_iterations_,
+             est.train_errors_, est.eval_errors_, *f.weight_path, np.asarray(f.alpha),
+             f.feature[:f.n_nodes_total], f.threshold[:f.n_nodes_total],
+             f.leaf_label[:f.n_nodes_total], est.decision_function(Xv)])
+
+
+@pytest.mark.parametrize("depth, frac, stop", [(3, 0.1, 1), (3, 0.1, 17), (1, 0.004, 9)])
+def test_a_fit_resumed_from_a_checkpoint_equals_the_uninterrupted_fit_bit_for_bit(depth, frac,
+                                                                                   stop):
+    X, y = integer_data(3)
+    Xv, yv = integer_data(4)
+    params = dict(n_rounds=500, max_depth=depth, n_prime_fraction=frac)
+    full = LPBoost(**params).fit(X, y, eval_set=[(Xv, yv)])
+    assert full.converged_ and full.n_rounds_ > stop + 10
+    ck = MemoryCheckpoint(stop_after=stop)
+    with pytest.raises(MemoryCheckpoint.Stop):
+        LPBoost(**params).fit(X, y, eval_set=[(Xv, yv)], checkpoint=ck)
+    again = MemoryCheckpoint(ck.saved)
+    resumed = LPBoost(**params).fit(X, y, eval_set=[(Xv, yv)], checkpoint=again)
+    assert again.resumed_round == stop
+    (scalars_a, arrays_a), (scalars_b, arrays_b) = (fitted_numbers(full, Xv),
+                                                    fitted_numbers(resumed, Xv))
+    assert scalars_a == scalars_b
+    assert len(arrays_a) == len(arrays_b)
+    for va, vb in zip(arrays_a, arrays_b):
+        np.testing.assert_array_equal(va, vb)
+
+
+@pytest.mark.parametrize("seed, depth, frac", [(4, 3, 0.1), (0, 1, 0.004)])
+def test_a_model_rebuilt_from_the_rows_and_the_basis_solves_the_next_lp_as_the_fit_did(
+        seed, depth, frac):
+    # What a resumed fit relies on, after every round: the next solve depends on the LP and
+    # the basis it starts from, not on the solves before.
+    X, y = integer_data(seed)
+    est = LPBoost(n_rounds=500, max_depth=depth, n_prime_fraction=frac).fit(X, y)
+    M = tree_outputs(est, X) * np.where(y == 1, 1.0, -1.0)
+    D = 1.0 / est.n_prime_
+    fit = RestrictedMasterLP(len(y), D)
+    for t in range(1, est.n_rounds_):
+        fit.add_column_and_solve(M[t - 1])
+        rebuilt = RestrictedMasterLP(len(y), D)
+        for j in range(t):
+            rebuilt.add_column(M[j])
+        rebuilt.set_basis(*fit.basis())
+        u, beta, a, rho, xi = rebuilt.add_column_and_solve(M[t])
+        assert beta == est.soft_margins_[t], t
+        np.testing.assert_array_equal(a, est.forest_.weight_path[t])
+
+
+def test_a_basis_that_does_not_fit_the_lp_is_an_error():
+    X, y = integer_data(0)
+    M = np.where(y == 1, 1.0, -1.0)[None, :]
+    master = RestrictedMasterLP(len(y), 0.1)
+    master.add_column_and_solve(M[0])
+    col, row = master.basis()
+    other = RestrictedMasterLP(len(y), 0.1)
+    with pytest.raises(RuntimeError, match="does not fit"):
+        other.set_basis(col, row)                 # 2 rows for a model of 1
+
+
+def test_the_checkpoint_fingerprint_names_the_highspy_version(monkeypatch):
+    import importlib.metadata
+
+    sets = [(np.zeros((4, 2), np.uint8), np.array([0, 1, 0, 1], np.int32))]
+    lp, ada = LPBoost(), AdaBoost()
+    before = lp._fit_fingerprint(sets), ada._fit_fingerprint(sets)
+    real = importlib.metadata.version
+    monkeypatch.setattr(importlib.metadata, "version",
+                        lambda d: "0.0.1" if d == "highspy" else real(d))
+    assert lp._fit_fingerprint(sets) != before[0]
+    assert ada._fit_fingerprint(sets) == before[1]    # other algorithms' keys are unchanged
+
+
+def test_a_fit_writes_nothing_to_stdout_or_stderr(capfd):
+    X, y = integer_data(9)
+    LPBoost(n_rounds=5, max_depth=1).fit(X, y)
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
 
 
 @pytest.mark.parametrize("params, name", [

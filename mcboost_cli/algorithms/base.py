@@ -161,6 +161,11 @@ class BaseBoosting(ABC):
     # (``forest.DeferredLabelVotes``: the same numbers, each row of the scores read once per
     # batch instead of once per round) instead of calling ``_add_train_round``.
     _train_vote_attr: str | None = None
+    # Distributions besides NumPy and numba whose version can change a subclass's numbers
+    # (LPBoost: highspy, its LP solver): their versions join the checkpoint fingerprint, so a
+    # checkpoint written under another version is not resumed. Empty (the default) leaves
+    # the fingerprint as it was.
+    _fingerprint_libraries: tuple[str, ...] = ()
 
     def fit(self, X, y, eval_set=None, checkpoint=None, prefix=None):
         """Fit the booster and record per-round 0-1 errors.
@@ -279,13 +284,18 @@ class BaseBoosting(ABC):
     def _fit_fingerprint(self, sets, leave_out=()) -> str:
         """Digest of what determines the fit: class, version, parameters (but those in
         ``leave_out``; a shared prefix's digest is marked as such), the binned data and
-        labels of every set, and the versions of the numeric libraries."""
+        labels of every set, and the versions of the numeric libraries (NumPy, numba and the
+        subclass's ``_fingerprint_libraries``)."""
         import numba
 
         h = hashlib.sha256()
         params = sorted((k, v) for k, v in self.get_params().items() if k not in leave_out)
         what = (type(self).__module__, type(self).__qualname__, getattr(self, "version", ""),
                 params, np.__version__, numba.__version__)
+        if self._fingerprint_libraries:
+            from importlib.metadata import version
+
+            what += (tuple((d, version(d)) for d in self._fingerprint_libraries),)
         if leave_out:
             what += (("prefix", tuple(sorted(leave_out))),)
         h.update(repr(what).encode())

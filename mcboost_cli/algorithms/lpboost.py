@@ -19,10 +19,18 @@ over the columns generated so far):
 2. round t: the weak learner h_t maximises the edge sum_i u_i y_i h(x_i) under u;
 3. if that edge is <= beta + ``tolerance``, stop: u is feasible for the full dual within the
    tolerance, so the restricted solution is optimal for the full problem (h_t is not kept);
-4. else add the column M[t] and re-solve the restricted master LP with SciPy's HiGHS
-   (``scipy.optimize.linprog(method="highs")``) for new u and beta; the ensemble weights a
-   are the LP's Lagrange multipliers of the column constraints (the primal solution), and
-   every a_j changes (totally corrective).
+4. else add the column M[t] and re-solve the restricted master LP for new u and beta; the
+   ensemble weights a are the LP's Lagrange multipliers of the column constraints (the
+   primal solution), and every a_j changes (totally corrective).
+
+The master LP lives in one HiGHS model for the whole fit (``RestrictedMasterLP``, through
+HiGHS's own Python bindings ``highspy``): step 4 adds the new column's row and HiGHS's dual
+simplex re-solves from the previous optimal basis, which stays dual feasible when a row is
+added (warm start; SciPy's ``linprog`` has none, and a cold solve's cost grows with the
+columns). ``solve_restricted_master`` is the cold twin, SciPy's ``linprog``, which the tests
+solve every round's LP with independently. The fit keeps the basis of the last solve in its
+state: a resumed fit rebuilds the model from the columns and that basis
+(``LPBoost._restore_master``) and continues with the uninterrupted fit's numbers.
 
 D = 1/n' with n' = round(n_prime_fraction x n) (nu = n'/n in Demiriz et al.'s D = 1/(nu n)):
 the DirectBoost paper (Zhai et al., NIPS 2013, sec. 3.1) picks n'/n for LPBoost from the grid
@@ -139,7 +147,10 @@ def set_scores_from_margin_rows(M, weights, used, y, scores, pred):
 
 def solve_restricted_master(M, D):
     """The restricted master LP of column generation (the dual above, over the columns M
-    (T, n)), with HiGHS; returns (u, beta, a, rho, xi).
+    (T, n)) solved from scratch with SciPy's HiGHS; returns (u, beta, a, rho, xi).
+
+    The cold twin of ``RestrictedMasterLP`` (the fit's warm-started solver): the tests solve
+    every round's LP with it, independently of the fit's HiGHS model.
 
     Variables (u_1..u_n, beta), objective beta; rows sum_i u_i M[j, i] - beta <= 0, one per
     column; sum_i u_i = 1; bounds 0 <= u_i <= D, beta free. The primal solution comes from
@@ -172,6 +183,144 @@ def solve_restricted_master(M, D):
     return u, beta, a, rho, xi
 
 
+class RestrictedMasterLP:
+    """The restricted master LP of column generation kept in one HiGHS model for a whole fit,
+    one row added per column and re-solved from the previous optimal basis.
+
+    The LP is ``solve_restricted_master``'s: variables (u_1..u_n, beta), objective beta,
+    bounds 0 <= u_i <= D, beta free; row 0: sum_i u_i = 1; row j + 1 (column j):
+    sum_i M[j, i] u_i - beta <= 0. Adding a row keeps the old optimal basis dual feasible
+    (the new row's slack enters the basis, only that row can be violated: the new column's
+    edge exceeds beta), so HiGHS's dual simplex starts from it rather than from scratch.
+
+    The solution is read as SciPy reads HiGHS's (``scipy.optimize._linprog_highs``, whose
+    ``marginals`` are HiGHS's duals): a_j = -(row j + 1's dual), rho = row 0's dual,
+    xi_i = -(u_i's dual) where u_i is nonbasic at its upper bound D, else 0; values of the
+    wrong sign at rounding level are set to 0 and u is clipped to [0, D] (tested against
+    ``solve_restricted_master`` round by round).
+
+    Determinism: HiGHS runs serially here (dual simplex, one thread) and a solve after a row
+    is added is a function of the LP and the basis it starts from: a model rebuilt from the
+    rows (``add_column``) and given the saved basis (``basis``, ``set_basis``) solves the next
+    LP as the model that never stopped (tested after every round), which is how a resumed fit
+    continues exactly.
+
+    Parameters
+    ----------
+    n : int, examples (the u variables)
+    D : float, the cap on u_i (1/n')
+
+    References
+    ----------
+    .. [1] A. Demiriz, K. P. Bennett, J. Shawe-Taylor. Linear programming boosting via column
+           generation. Machine Learning 46, 2002 (the restricted master of the soft-margin
+           LP's column generation).
+    .. [2] Q. Huangfu, J. A. J. Hall. Parallelizing the dual revised simplex method.
+           Mathematical Programming Computation 10, 2018 (HiGHS's dual simplex).
+    """
+
+    def __init__(self, n, D):
+        # ``highspy._core._Highs`` rather than ``highspy.Highs``: the latter's constructor
+        # registers its Python callbacks, and HiGHS writes its banner to stdout at the first
+        # call while output_flag is still on (HiGHS issues #1702, #2749); on the bare model
+        # output_flag is set before any other call, so a fit prints nothing (tested).
+        from highspy import kHighsInf
+        from highspy._core import _Highs
+
+        self.n = int(n)
+        self.D = float(D)
+        self.n_columns = 0
+        self.iterations = 0
+        self.col_status = self.row_status = None      # the basis of the last solve
+        h = _Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("solver", "simplex")
+        h.setOptionValue("simplex_strategy", 1)      # dual simplex (kSimplexStrategyDual)
+        h.setOptionValue("presolve", "off")          # a warm start skips presolve anyway
+        h.setOptionValue("threads", 1)
+        cost = np.zeros(n + 1)
+        cost[n] = 1.0                                          # min beta
+        lower = np.zeros(n + 1)
+        lower[n] = -kHighsInf
+        upper = np.full(n + 1, self.D)
+        upper[n] = kHighsInf
+        self._check(h.addCols(n + 1, cost, lower, upper, 0, np.zeros(n + 1, np.int32),
+                              np.zeros(0, np.int32), np.zeros(0)), "add the variables")
+        self._check(h.addRow(1.0, 1.0, n, np.arange(n, dtype=np.int32), np.ones(n)),
+                    "add the row sum u = 1")
+        self._h = h
+        self._inf = kHighsInf
+        self._index = np.arange(n + 1, dtype=np.int32)
+        self._values = np.empty(n + 1)
+        self._values[n] = -1.0                                 # ... - beta <= 0
+
+    @staticmethod
+    def _check(status, what):
+        from highspy import HighsStatus
+
+        if status == HighsStatus.kError:
+            raise RuntimeError(f"HiGHS could not {what} in LPBoost's restricted master LP")
+
+    def add_column(self, margin_row):
+        """Add the row of the column ``margin_row`` (n,) = y_i h(x_i), without solving."""
+        self._values[:self.n] = margin_row
+        self._check(self._h.addRow(-self._inf, 0.0, self.n + 1, self._index, self._values),
+                    "add a column's row")
+        self.n_columns += 1
+
+    def add_column_and_solve(self, margin_row):
+        """Add the column's row and re-solve from the current basis; returns
+        (u, beta, a, rho, xi) as ``solve_restricted_master`` does; ``iterations``,
+        ``col_status`` and ``row_status`` are then this solve's simplex iterations and
+        final basis (``basis()``)."""
+        from highspy import HighsBasisStatus, HighsModelStatus
+
+        self.add_column(margin_row)
+        h = self._h
+        n = self.n
+        self._check(h.run(), "solve")
+        status = h.getModelStatus()
+        if status != HighsModelStatus.kOptimal:
+            raise RuntimeError(f"HiGHS did not solve LPBoost's restricted master LP "
+                               f"({self.n_columns} columns, {n} examples): "
+                               f"{h.modelStatusToString(status)}")
+        self.iterations = int(h.getInfo().simplex_iteration_count)
+        solution = h.getSolution()
+        x = np.asarray(solution.col_value, dtype=np.float64)
+        row_dual = np.asarray(solution.row_dual, dtype=np.float64)
+        col_dual = np.asarray(solution.col_dual[:n], dtype=np.float64)
+        self.col_status, self.row_status = self.basis()
+        at_upper = self.col_status[:n] == int(HighsBasisStatus.kUpper)
+        u = np.clip(x[:n], 0.0, self.D)
+        beta = float(x[n])
+        # Multipliers of the wrong sign are the solver's rounding (~1e-17): a >= 0, xi >= 0.
+        a = np.maximum(-row_dual[1:], 0.0)
+        rho = float(row_dual[0])
+        xi = np.maximum(-np.where(at_upper, col_dual, 0.0), 0.0)
+        return u, beta, a, rho, xi
+
+    def basis(self):
+        """The current basis: HiGHS's status codes (``HighsBasisStatus``) of the n + 1
+        variables and of the rows, two int8 arrays."""
+        b = self._h.getBasis()
+        return (np.asarray(b.col_status, dtype=np.int8),
+                np.asarray(b.row_status, dtype=np.int8))
+
+    def set_basis(self, col_status, row_status):
+        """Make ``basis()``'s arrays the model's basis (HiGHS checks it fits the LP)."""
+        from highspy import HighsBasis, HighsBasisStatus
+
+        if col_status.shape != (self.n + 1,) or row_status.shape != (self.n_columns + 1,):
+            raise RuntimeError(f"a basis of {col_status.shape[0]} variables and "
+                               f"{row_status.shape[0]} rows does not fit LPBoost's master LP "
+                               f"({self.n + 1} variables, {self.n_columns + 1} rows)")
+        b = HighsBasis()
+        b.col_status = [HighsBasisStatus(int(s)) for s in col_status]
+        b.row_status = [HighsBasisStatus(int(s)) for s in row_status]
+        b.alien = False            # a basis HiGHS gave: checked, not repaired
+        self._check(self._h.setBasis(b), "set the saved basis")
+
+
 @register
 class LPBoost(BaseBoosting):
     """LPBoost by column generation (Demiriz, Bennett & Shawe-Taylor 2002), soft margin.
@@ -179,7 +328,8 @@ class LPBoost(BaseBoosting):
     Each round: grow the tree of largest edge under the dual weights u (the module
     docstring's step 2); stop if its edge is at most beta + ``tolerance`` (step 3, the round
     is not kept); else add its column and re-solve the restricted master LP with HiGHS
-    (step 4), which re-weights every tree.
+    (step 4), warm-started from the last round's basis (``RestrictedMasterLP``), which
+    re-weights every tree.
 
     Parameters
     ----------
@@ -207,6 +357,7 @@ class LPBoost(BaseBoosting):
     converged_ : bool, whether the optimality test ended the fit (not the round budget)
     lp_seconds_ : ndarray (n_rounds_,), wall time of each round's LP solve (not a result:
         left out of checkpoints' comparisons as a property)
+    lp_iterations_ : ndarray (n_rounds_,), HiGHS's simplex iterations in each round's solve
 
     References
     ----------
@@ -220,7 +371,10 @@ class LPBoost(BaseBoosting):
     family = "LPBoost"
     reference = ("Demiriz, Bennett & Shawe-Taylor, Linear programming boosting via column "
                  "generation, Machine Learning 2002")
-    version = "1"
+    # Version 2: the master LP warm-started in one HiGHS model (highspy) instead of solved
+    # from scratch by SciPy's linprog each round; where the LP has several optimal vertices
+    # the two can return different ensemble weights a (ALGORITHMS.md, "LPBoost").
+    version = "2"
     binary_only = True
     # Termination is the algorithm's (Demiriz et al.'s optimality test); validation chooses
     # n'/n only (DirectBoost paper, sec. 3.1): the reported round is the last one.
@@ -228,7 +382,11 @@ class LPBoost(BaseBoosting):
     param_specs = (LP_ROUNDS, MAX_DEPTH, MAX_BINS, N_PRIME_FRACTION, TOLERANCE)
     test_params = {"n_rounds": 40, "max_depth": 1}
     test_param_variants = ({"n_rounds": 15, "max_depth": 3, "n_prime_fraction": 0.3},)
-    _scratch_attrs = ("_ws", "_G", "_row")
+    # ``_master`` (the HiGHS model) is rebuilt from ``_M`` and ``_lp_basis`` on resume
+    # (``_restore_master``).
+    _scratch_attrs = ("_ws", "_G", "_row", "_master")
+    # The master LP's numbers are HiGHS's: a checkpoint of another highspy is not resumed.
+    _fingerprint_libraries = ("highspy",)
 
     def __init__(self, n_rounds=1000, max_depth=3, max_bins=255, n_prime_fraction=0.1,
                  tolerance=1e-6):
@@ -241,6 +399,10 @@ class LPBoost(BaseBoosting):
     @property
     def lp_seconds_(self):
         return np.asarray(self._lp_seconds, dtype=np.float64)
+
+    @property
+    def lp_iterations_(self):
+        return np.asarray(self._lp_iterations, dtype=np.int64)
 
     def _check_params(self):
         for spec in self.param_specs:
@@ -270,6 +432,7 @@ class LPBoost(BaseBoosting):
         self._soft_margins = []
         self._edges = []
         self._lp_seconds = []
+        self._lp_iterations = []
         self._row_of = {}                 # digest of a margin row -> its column (duplicates)
         cap = max(1, min(int(self.n_rounds), 64))
         self._M = np.zeros((cap, n), np.float64)             # margin rows of the columns
@@ -280,11 +443,24 @@ class LPBoost(BaseBoosting):
         self._leaf_label = np.zeros(self._ws.max_nodes, np.int32)
         self.forest_ = ReweightedForest(K, node_capacity=self._ws.max_nodes * 64)
         self.converged_ = False
+        self._master = RestrictedMasterLP(n, self._D)        # no column yet
+        self._lp_basis = None         # the master's basis after the last solve (checkpoints)
 
     def _free_state(self):
         self.soft_margins_ = np.asarray(self._soft_margins, dtype=np.float64)
         self.edges_ = np.asarray(self._edges, dtype=np.float64)
         del self._M, self._row, self._G, self._ws, self._leaf_label, self._y_pm, self._row_of
+        del self._master, self._lp_basis
+
+    def _restore_master(self, t):
+        """The master LP of a fit resumed after round t: a new model given the t columns'
+        rows and the basis the last solve ended at (saved in the checkpoint). HiGHS's next
+        solve then takes the path the uninterrupted fit's took (the LP after a new row and
+        the basis determine it: tested bit for bit), without repeating the t solves.
+        """
+        for j in range(t):
+            self._master.add_column(self._M[j])
+        self._master.set_basis(*self._lp_basis)
 
     # -- one round -------------------------------------------------------------------------------
     def _boost(self, t, X_binned, y):
@@ -312,7 +488,9 @@ class LPBoost(BaseBoosting):
                                  f"{self.beta_:.9g})")
             self.converged_ = True
             return RoundOutcome.DISCARD_STOP
-        # Step 4: add the column, re-solve the restricted master LP.
+        if self._master.n_columns < t:
+            self._restore_master(t)          # a fit resumed from a checkpoint after round t
+        # Step 4: add the column, re-solve the restricted master LP (warm start).
         if t >= self._M.shape[0]:
             grown = np.zeros((min(2 * self._M.shape[0], int(self.n_rounds)), self._M.shape[1]))
             grown[:t] = self._M[:t]
@@ -321,8 +499,10 @@ class LPBoost(BaseBoosting):
         self._row_of[key] = t
         self.forest_.append(ws, m, leaf_label=self._leaf_label, alpha=0.0)
         start = time.perf_counter()
-        u, beta, a, rho, xi = solve_restricted_master(self._M[:t + 1], self._D)
+        u, beta, a, rho, xi = self._master.add_column_and_solve(self._row)
         self._lp_seconds.append(time.perf_counter() - start)
+        self._lp_iterations.append(self._master.iterations)
+        self._lp_basis = (self._master.col_status, self._master.row_status)
         self.dual_weights_ = u
         self.beta_ = beta
         self.rho_ = rho
