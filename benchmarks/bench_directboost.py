@@ -32,7 +32,8 @@ checked to compile nothing).
 2. ``LPBoost(max_depth=3, n_prime_fraction=0.1)``, at most ``--lp-rounds`` rounds (its own
    optimality test would take hundreds: the paper's fit took 286): the HiGHS master-LP solve of
    each round timed apart from the rest of the round (weak learner, column bookkeeping,
-   training curve), by wrapping ``lpboost.solve_restricted_master``. The LP grows by one row per
+   training curve), by wrapping ``lpboost.RestrictedMasterLP.add_column_and_solve`` (the
+   warm-started HiGHS model of LPBoost version 2). The LP grows by one row per
    round, so the first and the last ``--window`` rounds are reported apart. The estimator's own
    ``lp_seconds_`` (wall time of the same solves) is printed beside.
 3. ``DirectBoostEpsAvg(max_depth=3, n_prime_fraction=0.1, epsilon=0.01, n_rounds=5000)``
@@ -206,11 +207,11 @@ def bench_adaboost(binned, y, rounds, repeats, stop_rounds):
 
 def bench_lpboost(binned, y, rounds, window, n_prime_fraction):
     from mcboost_cli.algorithms import lpboost
-    with CallTimer(lpboost, ["solve_restricted_master"]) as timer:
+    with CallTimer(lpboost.RestrictedMasterLP, ["add_column_and_solve"]) as timer:
         seconds, model = _fit(lambda: lpboost.LPBoost(n_rounds=rounds, max_depth=DEPTH,
                                                       n_prime_fraction=n_prime_fraction),
                               binned, y)
-    lp = np.asarray(timer.calls["solve_restricted_master"])
+    lp = np.asarray(timer.calls["add_column_and_solve"])
     T = model.n_rounds_
     res = {"rounds": T, "total": seconds, "lp_round": float(lp.mean()) if lp.size else 0.0,
            "rest_round": (seconds - lp.sum()) / max(T, 1), "round": seconds / max(T, 1),

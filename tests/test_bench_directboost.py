@@ -24,14 +24,15 @@ def binary_data():
 @pytest.mark.parametrize("n_rounds", [10, 200])
 def test_one_lp_solve_timed_per_kept_lpboost_round(binary_data, n_rounds):
     X, y = binary_data
-    original = lpboost.solve_restricted_master
-    with CallTimer(lpboost, ["solve_restricted_master"]) as timer:
+    master = lpboost.RestrictedMasterLP
+    original = vars(master)["add_column_and_solve"]
+    with CallTimer(master, ["add_column_and_solve"]) as timer:
         timed = lpboost.LPBoost(n_rounds=n_rounds, max_depth=2).fit(X, y)
-    assert lpboost.solve_restricted_master is original
+    assert vars(master)["add_column_and_solve"] is original
     plain = lpboost.LPBoost(n_rounds=n_rounds, max_depth=2).fit(X, y)
     # 10: the budget ends the fit; 200: the optimality test does (its round solves no LP).
     assert timed.converged_ == (n_rounds == 200)
-    assert len(timer.calls["solve_restricted_master"]) == timed.n_rounds_ == plain.n_rounds_
+    assert len(timer.calls["add_column_and_solve"]) == timed.n_rounds_ == plain.n_rounds_
     assert len(timed.lp_seconds_) == timed.n_rounds_
     np.testing.assert_array_equal(timed.train_errors_, plain.train_errors_)
     np.testing.assert_array_equal(timed.soft_margins_, plain.soft_margins_)
