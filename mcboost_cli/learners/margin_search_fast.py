@@ -22,7 +22,11 @@ fast node search of ``margin_tree``.
 * with n' = 1 each evaluation is O(1) from per-(feature, bin, label) minima (``_min_tables``);
 * otherwise (on examples) each label is first bounded by its bottom set's own maximum, walked
   over that set's kinks (``margin_bound_walk``): a label whose bound cannot reach the best
-  value found is not searched, and an exact search starts probing where that bound peaks.
+  value found is not searched, and an exact search starts probing where that bound peaks;
+* with two labels (DirectBoost; on examples) every numerator is m +- alpha, so a candidate's
+  maximum under each label pair is walked over S's pieces from the node's bottom set in
+  O(kcap + pieces) (``margin_bound_binary``), and a candidate that cannot reach the best split
+  found so far is skipped before any label search.
 
 References
 ----------
@@ -35,6 +39,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .margin_bound_binary import (
+    binary_candidate_below,
+    binary_single_max,
+    corner_counts,
+    corner_slope_key,
+    line7_corner_label,
+    line7_label,
+    split_wrong_counts,
+)
 from .margin_bound_walk import bottom_counts, kink_lists, tier_lists, tier_of, walk_bound
 from .line_search import (
     INF,
@@ -1169,6 +1182,71 @@ def _cand_first(ubt, a, b):
     return ubt[a] > ubt[b] or (ubt[a] == ubt[b] and a < b)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _corner_below(ccnt, ci, tot, n_strict, n_tied, kS, S0, g0, c, eps, best_v, best_e,
+                  best_ci, kl):
+    """Binary candidate ci cannot rank above the best split (line 13) when none of its label
+    pairs rises at 0 — then line 9 gives it g0 = S0 / (kS c) and the corner key of its pair,
+    exactly as ``_pick_label`` computes them (``margin_bound_binary.corner_slope_key``) — and
+    no pair's (g0, key) ranks above the best. The pairs: "kl | either" when line 7's label kl
+    is known (>= 0), else all four."""
+    for a in range(2):
+        if kl >= 0 and a != kl:
+            continue
+        for b in range(2):
+            Q0, key = corner_slope_key(ccnt, ci, tot, a, b, n_strict, n_tied, kS)
+            if _rising(S0, Q0, kS, c, 0.0):
+                return False
+            e = key if eps > 0.0 else 0.0
+            if _ranks_above(g0, e, ci, best_v, best_e, best_ci):
+                return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def sort_candidates(ubt, order, tmp, n):
+    """order[:n] = the candidates 0..n-1 in best-first order (``_cand_first``: larger bound,
+    then the lower index) all at once: a stable bottom-up merge sort on the bound, descending
+    (``tmp``: scratch of n). The heap's order when every candidate is popped, for a fraction
+    of its cost (its sift-downs' mispredicted branches). The bounds must not be NaN."""
+    for i in range(n):
+        order[i] = i
+    in_order = True              # the current runs are in ``order`` (else in ``tmp``)
+    width = 1
+    while width < n:
+        src = order if in_order else tmp
+        dst = tmp if in_order else order
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            end = min(lo + 2 * width, n)
+            i = lo
+            j = mid
+            k = lo
+            while i < mid and j < end:
+                # A strictly larger bound from the right run goes first; ties keep the left
+                # run's (lower) indices first.
+                if ubt[src[j]] > ubt[src[i]]:
+                    dst[k] = src[j]
+                    j += 1
+                else:
+                    dst[k] = src[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                dst[k] = src[i]
+                i += 1
+                k += 1
+            while j < end:
+                dst[k] = src[j]
+                j += 1
+                k += 1
+        in_order = not in_order
+        width *= 2
+    if not in_order:
+        for i in range(n):
+            order[i] = tmp[i]
+
+
 @njit(cache=True, nogil=True)
 def _cand_sift_down(ubt, heap, root, end):
     """Restore the heap order of heap[0:end] (``_cand_first`` at the top) below ``root``."""
@@ -1200,7 +1278,8 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     scratch for the candidates' best-first order; ``ubr``: scratch per candidate; ``mtab``:
     the n' = 1 tables (``_min_tables``; used when nprime == 1 and ``min_tables``).
 
-    ``cuts`` (bits; ``cut`` = (lb_left, ub_left, lub) its scratch) adds two exact relations
+    ``cuts`` (bits; ``cut`` = (lb_left, ub_left, lub, dbin, j0c, stmp, cbin, ccnt, ctot) its
+    scratch) adds exact relations
     between candidates that drop work without changing any result (ALGORITHMS.md, "Speed"):
     1, S_left with kcap = n' is the sum of n' smallest of a subset of the split's numerators,
     so a split's maximum is at most its line-7 maximum (the left label's exact value): when
@@ -1211,8 +1290,14 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     labels' bounds are all below the best split is skipped before line 7); 4, by relation 1,
     line 7 is searched only for labels that can reach the best split, and the split is
     skipped when none can (``walk_in``: the walk bound's lists and scratch, see
-    ``margin_tree._run``)."""
-    lb_left, ub_left, lub = cut
+    ``margin_tree._run``); 8, with K = 2 on examples, a candidate that cannot rank above the
+    best split so far (line 13) is skipped before line 7, so the best split after it is the
+    same: when its maximum under every label pair line 9 can give it is below the best
+    (``margin_bound_binary.binary_candidate_below``), or when none of those pairs rises at 0
+    and none of their (g0, corner key) ranks above the best (``_corner_below``); since the
+    candidates are then nearly all popped, their best-first order is sorted once
+    (``sort_candidates``, the heap's order)."""
+    lb_left, ub_left, lub, dbin, j0c, stmp, cbin, ccnt, ctot = cut
     F = X.shape[1]
     K = jS0.shape[0]
     B = nbin.shape[1]
@@ -1396,6 +1481,21 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
         # Rounding margin: the bound is compared with exact maxima within OBJ_TIE_EPS.
         ub += 1e-9
         ubt[ci] = ub if ub > gS0 else gS0
+    # Cut 8 (K = 2, per example): each candidate's maximum over every label pair, walked
+    # over its pieces (``margin_bound_binary``), skips candidates that cannot reach the best
+    # split found so far before any label search.
+    binary = (cuts & 8) != 0 and K == 2 and not grouped and c > 0.0
+    single0 = INF
+    single1 = INF
+    S0b = 0.0
+    corner_ready = False
+    n_strict0 = 0
+    n_tied0 = 0
+    if binary:
+        single0, single1 = binary_single_max(sm, sy, sx, L, kS, c, hi)
+        for q in range(kS):
+            S0b += sm[q]
+        split_wrong_counts(sy, sx, kS, obin, nob, cand_lo, cand_hi, cand_t, dbin, j0c)
     found = False
     best_v = -INF
     best_e = -INF
@@ -1405,17 +1505,26 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     bkl = 0
     bkr = 0
     # Best-first order: the largest bound first, the first (feature, threshold) on ties
-    # (a max-heap on (bound, -index); the bounds are finite and fixed from here on).
-    for ci in range(n_cand):
-        heap[ci] = ci
-    for root in range(n_cand // 2 - 1, -1, -1):
-        _cand_sift_down(ubt, heap, root, n_cand)
+    # (a max-heap on (bound, -index); the bounds are finite and fixed from here on). With
+    # cut 8 nearly every candidate is popped (each is skipped after its own bound, not by
+    # the break below), so the order is sorted once instead (the same order).
+    if binary:
+        sort_candidates(ubt, heap, stmp, n_cand)
+    else:
+        for ci in range(n_cand):
+            heap[ci] = ci
+        for root in range(n_cand // 2 - 1, -1, -1):
+            _cand_sift_down(ubt, heap, root, n_cand)
     n_heap = n_cand
     while n_heap > 0:
-        ci = heap[0]
-        n_heap -= 1
-        heap[0] = heap[n_heap]
-        _cand_sift_down(ubt, heap, 0, n_heap)
+        if binary:
+            ci = heap[n_cand - n_heap]
+            n_heap -= 1
+        else:
+            ci = heap[0]
+            n_heap -= 1
+            heap[0] = heap[n_heap]
+            _cand_sift_down(ubt, heap, 0, n_heap)
         ub = ubt[ci]
         if found and ub < best_v - OBJ_TIE_EPS * (1.0 + abs(best_v)):
             break
@@ -1423,6 +1532,26 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
         t = cand_t[ci]
         nl = cand_nl[ci]
         kL = nprime if nprime < nl else nl
+        if binary and found:
+            ref8 = best_v - OBJ_TIE_EPS * (1.0 + abs(best_v))
+            if binary_candidate_below(sm, sy, sx, f, t, L, kS, kL, c, hi, S0b, j0c[ci],
+                                      single0, single1, ref8):
+                continue
+            # Within the walks' slack of the best split (typically every candidate of a
+            # node where no split rises, all tied at g0 and ranked by the corner key), the
+            # corners are decided exactly; their counts are made once per node, when first
+            # needed.
+            if not corner_ready:
+                n_strict0, n_tied0 = corner_counts(scores, order_m, sm, sy, sx, L, kS, obin,
+                                                   nob, cand_lo, cand_hi, cand_t, cbin, ccnt,
+                                                   ctot)
+                corner_ready = True
+            kl7 = line7_corner_label(sm, sy, sx, f, t, L, kL, c, eps)
+            if kl7 < 0:
+                kl7 = line7_label(sm, sy, sx, f, t, L, kL, c, hi)
+            if _corner_below(ccnt, ci, ctot, n_strict0, n_tied0, kS, S0b, S0b / (kS * c), c,
+                             eps, best_v, best_e, best_ci, kl7):
+                continue
         # Line 7: S_left's label. With n' members on the left (kcap = n' at every larger
         # threshold too), label k's maximum at t is at least its maximum at any t2 > t and at
         # most at any t2 < t that also has n' members (a subset / superset of the same n').

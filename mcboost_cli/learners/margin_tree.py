@@ -95,7 +95,7 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
 
 def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprime,
                      objective=OBJ_BOTTOM_AVG, constrain=False, eps=0.0, grouping="auto",
-                     min_tables=True, bound_cuts=7, walk_bound=True):
+                     min_tables=True, bound_cuts=15, walk_bound=True):
     """Grow a Phase II tree maximising the margin objective (bottom-n' average or, for
     ``OBJ_ORDER`` with K = 2, the n'-th smallest margin) of the ensemble with training scores
     ``scores`` and total weight ``c``. ``constrain`` keeps each node's line search inside the
@@ -116,7 +116,10 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
     ``bound_cuts`` (bits, the bottom-n' average only): relations between candidates that skip
     work — 1: line 9 of a split whose line-7 maximum is below the best split; 2: line 7's
     maxima bound each other across the thresholds of a feature; 4: line 7 only searches the
-    labels that can reach the best split, and the split is skipped when none can
+    labels that can reach the best split, and the split is skipped when none can; 8 (K = 2,
+    per example): a candidate whose maximum over the label pairs it can get, walked over the
+    pieces of its two lines per example (``margin_bound_binary``), is below the best split is
+    skipped before any label search, and the candidates' best-first order is sorted at once
     (``_best_split_phase2_fast``). The same trees with any value (0: without them, for the
     tests).
 
@@ -155,9 +158,12 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
     # Scratch of the candidates' cuts (``_best_split_phase2_fast``), allocated on first use.
     F, B = ws.cum.shape[1], ws.cum.shape[2]
     cut = getattr(ws, "p2_cut", None)
-    if cut is None or cut[0].shape != (F, B):
+    if cut is None or len(cut) != 9 or cut[0].shape != (F, B):
         cut = (np.zeros((F, B), np.float64), np.zeros((F, B, ws.n_classes), np.float64),
-               np.zeros(ws.n_classes, np.float64))
+               np.zeros(ws.n_classes, np.float64), np.zeros((F, B), np.int64),
+               np.zeros(F * B, np.int64), np.zeros(F * B, np.int64),
+               np.zeros((F, B, 8), np.int64), np.zeros((F * B, 8), np.int64),
+               np.zeros(8, np.int64))
         ws.p2_cut = cut
     # The node's occupied bins and its candidates' left counts and per-feature ranges
     # (``_best_split_phase2_fast``), allocated on first use.

@@ -177,6 +177,23 @@ def bottom_avg_max_naive(p, s, w, nprime, c, hi, n_grid=0):
     return maximise_naive(lambda a: bottom_avg_naive(p, s, w, nprime, c, a), cands)
 
 
+def binary_vote_max_naive(sm, sy, sx, f, t, lab_left, lab_right, kcap, c, hi,
+                          left_only=False):
+    """``margin_bound_binary.binary_vote_max``'s twin (K = 2): the maximum over [0, hi] of the
+    bottom-kcap average margin of the vote "lab_left on bin <= t of feature f, lab_right on
+    the rest" (with ``left_only``, of the items with bin <= t alone), by brute force over every
+    kink and crossing. An item voted its label rises (m + alpha); one voted the other label
+    has w = m (K = 2), so it falls (m - alpha)."""
+    inside = np.asarray(sx[f]) <= t
+    keep = inside if left_only else np.ones(len(sm), bool)
+    lab = np.where(inside, lab_left, lab_right)
+    right = (lab == np.asarray(sy))[keep]
+    p = np.asarray(sm, dtype=float)[keep]
+    s = right.astype(float)
+    w = np.where(right, np.inf, p)
+    return bottom_avg_max_naive(p, s, w, kcap, c, hi)[1]
+
+
 # ---------------------------------------------------------------------------------------------
 # Trees
 # ---------------------------------------------------------------------------------------------
