@@ -307,12 +307,7 @@ class AdaBoost(AdaBoostM1):
             raise ValueError(f"adaboost is binary AdaBoost (Freund & Schapire 1997): y has "
                              f"{self.n_classes_} classes, expected 2 (use adaboost_m1 or "
                              f"samme for more)")
-        if not float(self.loss_tolerance) >= 0.0:
-            raise ValueError(f"loss_tolerance must be >= 0, got {self.loss_tolerance!r}")
-        if self.loss_tolerance_of not in ("mean", "sum"):
-            raise ValueError(f"loss_tolerance_of must be mean or sum, got "
-                             f"{self.loss_tolerance_of!r}")
-        self._n_train = int(X_binned.shape[0])
+        self._init_loss_rule(X_binned.shape[0])
         super()._init_state(X_binned, y, n_bins, hist_width)
         self._loss = 1.0            # L_0: f = 0
         self._losses = []

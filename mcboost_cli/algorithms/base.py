@@ -342,6 +342,16 @@ class BaseBoosting(ABC):
         """Drop per-fit buffers after fitting (weights, workspace)."""
 
     # -- stopping on the training loss -----------------------------------------------------------
+    def _init_loss_rule(self, n: int) -> None:
+        """Check ``loss_tolerance`` / ``loss_tolerance_of`` at the start of a fit and keep
+        the number of training rows ``n`` (the "sum" rule scales the mean's change by it)."""
+        if not float(self.loss_tolerance) >= 0.0:
+            raise ValueError(f"loss_tolerance must be >= 0, got {self.loss_tolerance!r}")
+        if self.loss_tolerance_of not in ("mean", "sum"):
+            raise ValueError(f"loss_tolerance_of must be mean or sum, got "
+                             f"{self.loss_tolerance_of!r}")
+        self._n_train = int(n)
+
     def _loss_change_stops(self, previous_loss: float, loss: float, n: int) -> bool:
         """The stopping rule of a booster with a ``loss_tolerance`` parameter: True (and
         ``stop_reason_`` says why) when the round just kept changed the mean training loss

@@ -257,12 +257,7 @@ class LogitBoost(BaseBoosting):
         if not float(self.max_abs_response) >= 0.0:
             raise ValueError(f"max_abs_response must be a cap > 0 or 0 (no cap), got "
                              f"{self.max_abs_response!r}")
-        if not float(self.loss_tolerance) >= 0.0:
-            raise ValueError(f"loss_tolerance must be >= 0, got {self.loss_tolerance!r}")
-        if self.loss_tolerance_of not in ("mean", "sum"):
-            raise ValueError(f"loss_tolerance_of must be mean or sum, got "
-                             f"{self.loss_tolerance_of!r}")
-        self._n_train = int(X_binned.shape[0])
+        self._init_loss_rule(X_binned.shape[0])
         n, n_features = X_binned.shape
         self._n_bins = n_bins
         self._z_max = float(self.max_abs_response) or math.inf
