@@ -112,3 +112,21 @@ def test_table_csv_carries_the_extra_measures_it_shows_only():
     plain = _config({"spread": "std"})
     header = _table_csv(plain, plain.tables[0], summary).splitlines()[0].split(",")
     assert not {"mean_rounds_run", "mean_grid_cpu_seconds", "mean_cpu_seconds"} & set(header)
+
+
+def test_cpu_seconds_summarized_from_the_store_equal_those_from_cells_csv():
+    """cells.csv writes CPU seconds to the millisecond; the summary of the store's raw seconds
+    rounds the same way, also on the half-millisecond values where numpy's half-to-even
+    rounding of ``v * 1000`` and the decimal rounding of the written text disagree (0.0025
+    reads 0.002 under one and 0.003 under the other)."""
+    from mcboost_cli.runner.reference import seconds_text
+    config = _config({"extra": ["cpu_seconds", "grid_cpu_seconds"]})
+    planned = expand(config)
+    raw = _results(planned)
+    halves = [0.0005 + 0.001 * k for k in range(len(raw))]
+    assert any(np.round(v, 3) != float(seconds_text(v)) for v in halves)
+    raw["cpu_seconds"] = halves
+    from_file = raw.assign(cpu_seconds=[float(seconds_text(v)) for v in halves])
+    cols = ["mean_cpu_seconds", "mean_grid_cpu_seconds"]
+    pd.testing.assert_frame_equal(summarize(config, planned, raw)[cols],
+                                  summarize(config, planned, from_file)[cols])

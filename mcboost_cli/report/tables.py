@@ -65,6 +65,13 @@ def selected_fits(config, planned, results: pd.DataFrame, cells: pd.DataFrame) -
     return out[cols].reset_index(drop=True)
 
 
+def _millisecond(v) -> float:
+    """``v`` seconds rounded as cells.csv writes them (NaN stays NaN)."""
+    from ..runner.reference import seconds_text
+    text = seconds_text(v)
+    return float(text) if text else np.nan
+
+
 def summarize(config, planned, results: pd.DataFrame) -> pd.DataFrame:
     """Long table: table, dataset, noise_rate, algorithm (label), mean, std (in %), n (done),
     n_planned, ... — one row per (table, noise rate, dataset, entry)."""
@@ -74,7 +81,8 @@ def summarize(config, planned, results: pd.DataFrame) -> pd.DataFrame:
     # Rounded to the millisecond, as cells.csv keeps them, so that tables rendered from the
     # store and from the file are the same.
     cpu = (dict(zip(results["key"],
-                    pd.to_numeric(results["cpu_seconds"], errors="coerce").round(3)))
+                    (_millisecond(v) for v in pd.to_numeric(results["cpu_seconds"],
+                                                            errors="coerce"))))
            if "cpu_seconds" in results.columns else {})
     ran = (dict(zip(results["key"], pd.to_numeric(results["n_rounds"], errors="coerce")))
            if "n_rounds" in results.columns else {})

@@ -70,8 +70,8 @@ def cells_frame(results: pd.DataFrame) -> pd.DataFrame:
             "phase1_train_error": _float_text(extra.get("phase1_train_error")),
             "round_rule": extra.get("round_rule", ""),
             "stop_reason": extra.get("stop_reason", ""),
-            "fit_seconds": _seconds_text(r.fit_seconds),
-            "cpu_seconds": _seconds_text(r.cpu_seconds),
+            "fit_seconds": seconds_text(r.fit_seconds),
+            "cpu_seconds": seconds_text(r.cpu_seconds),
             "machine": ((getattr(r, "versions", None) or {}).get("machine", "")
                         if isinstance(getattr(r, "versions", None), dict) else ""),
         })
@@ -122,8 +122,12 @@ def _int_or_none(v):
     return None if v is None or v is pd.NA or v != v else int(v)
 
 
-def _seconds_text(v) -> str:
-    """Seconds to the millisecond; empty when unknown."""
+def seconds_text(v) -> str:
+    """Seconds to the millisecond, as cells.csv keeps them; empty when unknown.
+
+    Decimal rounding of the exact binary value (``format``), not numpy's half-to-even on
+    ``v * 1000``: the two disagree on values such as 0.0025, and tables rendered from the
+    store must equal those rendered from the file (``report.tables.summarize``)."""
     return "" if v is None or v != v else f"{v:.3f}"
 
 
