@@ -68,14 +68,17 @@ def bottom_average_margin(est, X, y, n_rounds=None):
     return np.sort(margin)[:est.n_prime_].mean()
 
 
-FITS = [(1, 0.1), (1, 0.5), (3, 0.05), (3, 0.2)]
+FITS = [(1, 0.1, "error"), (1, 0.5, "error"), (3, 0.05, "error"), (3, 0.2, "error"),
+        (2, 0.1, "gini"), (3, 0.2, "gini")]
 
 
-@pytest.fixture(scope="module", params=FITS, ids=[f"depth{d}-nprime{f}" for d, f in FITS])
+@pytest.fixture(scope="module", params=FITS,
+                ids=[f"depth{d}-nprime{f}-{c}" for d, f, c in FITS])
 def fitted(request):
-    depth, frac = request.param
+    depth, frac, criterion = request.param
     X, y = integer_data(0)
-    est = LPBoost(n_rounds=500, max_depth=depth, n_prime_fraction=frac).fit(X, y)
+    est = LPBoost(n_rounds=500, max_depth=depth, n_prime_fraction=frac,
+                  split_criterion=criterion).fit(X, y)
     assert est.converged_, est.stop_reason_
     return est, X, y
 
@@ -399,3 +402,18 @@ def test_more_than_two_classes_is_a_one_line_error_naming_the_alternative():
         LPBoost().fit(X, y3)
     msg = str(e.value)
     assert "binary" in msg and "3 classes" in msg and "samme" in msg and "\n" not in msg
+
+
+@pytest.mark.parametrize("depth", [1, 3])
+def test_gini_trees_are_adaboosts_label_trees_grown_on_u(depth):
+    """split_criterion="gini" grows the tree binary AdaBoost grows on its distribution: under
+    the first round's u = 1/n it is AdaBoost's first tree (same splits, same leaf labels), and
+    its edge is not above the edge reading's at depth 1 (the exact edge maximiser)."""
+    X, y = integer_data(5)
+    lp = LPBoost(n_rounds=1, max_depth=depth, split_criterion="gini").fit(X, y)
+    ada = AdaBoost(n_rounds=1, max_depth=depth, split_criterion="gini").fit(X, y)
+    np.testing.assert_array_equal(lp.predict(X), ada.predict(X))
+    assert lp.n_rounds_ == 1
+    edge_reading = LPBoost(n_rounds=1, max_depth=depth).fit(X, y)
+    if depth == 1:
+        assert lp.edges_[0] <= edge_reading.edges_[0] + 1e-12

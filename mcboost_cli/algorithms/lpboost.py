@@ -70,10 +70,16 @@ from numba import njit
 from .._dtypes import WEIGHT_DTYPE
 from ..errors import UserError
 from ..learners.forest import ReweightedForest
-from ..learners.histogram_tree import CRITERION_ABS_SUM, TreeWorkspace, grow_tree, n_channels
+from ..learners.histogram_tree import (
+    CRITERION_ABS_SUM,
+    CRITERION_GINI,
+    TreeWorkspace,
+    grow_tree,
+    n_channels,
+)
 from .base import BaseBoosting, RoundOutcome
 from .directboost import N_PRIME_FRACTION
-from .params import MAX_BINS, MAX_DEPTH, ParamSpec
+from .params import MAX_BINS, MAX_DEPTH, SPLIT_CRITERION, ParamSpec
 from .registry import register
 
 LP_ROUNDS = ParamSpec(
@@ -87,6 +93,20 @@ TOLERANCE = ParamSpec(
     "(above HiGHS's 1e-7 feasibility tolerance, so that a column already in the LP is "
     "never added again)", low=1e-7, high=0.5)
 
+# The trees' split rule (ALGORITHMS.md, "LPBoost", weak learner): ``error`` grows on the
+# signed weights G_i = u_i y_i with CRITERION_ABS_SUM (each split maximises the children's
+# edge, i.e. minimises their u-weighted error: the edge maximiser among stumps), ``gini`` on
+# the class weights u with CRITERION_GINI (the label trees of the paper's AdaBoost). Leaves
+# answer the sign of their sum of u_i y_i under both.
+LP_SPLIT_CRITERION = ParamSpec(
+    "split_criterion", "choice", "error",
+    "split rule of the {-1, +1} trees grown under the dual weights u: error (each split "
+    "maximises the children's edge = least u-weighted error; the exact edge maximiser among "
+    "stumps) or gini (weighted Gini impurity of the classes under u, CART, as the label trees "
+    "of adaboost); leaves answer the sign of their sum of u_i y_i",
+    choices=SPLIT_CRITERION.choices, default_in_key=False)
+_TREE_CRITERION = {"error": CRITERION_ABS_SUM, "gini": CRITERION_GINI}
+
 
 @njit(cache=True, nogil=True)
 def sign_leaves_margin_row(left, threshold, node_sum, n_nodes, node_start, node_end,
@@ -95,8 +115,10 @@ def sign_leaves_margin_row(left, threshold, node_sum, n_nodes, node_start, node_
     row[i] = y_i h(x_i) in {-1, +1}; returns the tree's edge sum_i u_i row[i].
 
     IN: the workspace's tree (its partition groups each leaf's samples in
-    ``sample_index[node_start:node_end]``), node_sum[:, 0] = the leaves' sums of
-    G_i = u_i y_i, y (n,) class codes 0/1, u (n,). OUT: leaf_label (nodes,), row (n,).
+    ``sample_index[node_start:node_end]``), node_sum: one channel, the leaves' sums of
+    G_i = u_i y_i (CRITERION_ABS_SUM), or two, the leaves' u-weights of class 0 and class 1
+    (CRITERION_GINI; their difference is that sum), y (n,) class codes 0/1, u (n,).
+    OUT: leaf_label (nodes,), row (n,).
     IN/OUT: threshold: a leaf's entry, never read by a tree walk, still holds what an earlier
     tree of the workspace left there (a node that stops early); it is set to 0 so that the
     stored forest depends on this tree alone (a resumed fit's forest equals, bit for bit, an
@@ -106,7 +128,11 @@ def sign_leaves_margin_row(left, threshold, node_sum, n_nodes, node_start, node_
         if left[nd] >= 0:
             continue
         threshold[nd] = 0
-        label = 1 if node_sum[nd, 0] >= 0.0 else 0
+        if node_sum.shape[1] == 1:
+            signed = node_sum[nd, 0]
+        else:
+            signed = node_sum[nd, 1] - node_sum[nd, 0]
+        label = 1 if signed >= 0.0 else 0
         leaf_label[nd] = label
         for p in range(node_start[nd], node_end[nd]):
             i = sample_index[p]
@@ -343,6 +369,10 @@ class LPBoost(BaseBoosting):
         grid 0.01, 0.05, 0.1, 0.2, 0.5, 0.8).
     tolerance : float, default=1e-6
         Stop when the best edge is at most beta + tolerance.
+    split_criterion : {"error", "gini"}, default="error"
+        How the tree is grown under u: each split maximising the children's edge (least
+        u-weighted error), or least weighted Gini impurity of the classes (ALGORITHMS.md,
+        "LPBoost"). Leaves answer the sign of their sum of u_i y_i under both.
 
     Attributes
     ----------
@@ -379,9 +409,11 @@ class LPBoost(BaseBoosting):
     # Termination is the algorithm's (Demiriz et al.'s optimality test); validation chooses
     # n'/n only (DirectBoost paper, sec. 3.1): the reported round is the last one.
     early_stopping = False
-    param_specs = (LP_ROUNDS, MAX_DEPTH, MAX_BINS, N_PRIME_FRACTION, TOLERANCE)
+    param_specs = (LP_ROUNDS, MAX_DEPTH, MAX_BINS, N_PRIME_FRACTION, TOLERANCE,
+                   LP_SPLIT_CRITERION)
     test_params = {"n_rounds": 40, "max_depth": 1}
-    test_param_variants = ({"n_rounds": 15, "max_depth": 3, "n_prime_fraction": 0.3},)
+    test_param_variants = ({"n_rounds": 15, "max_depth": 3, "n_prime_fraction": 0.3},
+                           {"n_rounds": 15, "max_depth": 2, "split_criterion": "gini"})
     # ``_master`` (the HiGHS model) is rebuilt from ``_M`` and ``_lp_basis`` on resume
     # (``_restore_master``).
     _scratch_attrs = ("_ws", "_G", "_row", "_master")
@@ -389,12 +421,13 @@ class LPBoost(BaseBoosting):
     _fingerprint_libraries = ("highspy",)
 
     def __init__(self, n_rounds=1000, max_depth=3, max_bins=255, n_prime_fraction=0.1,
-                 tolerance=1e-6):
+                 tolerance=1e-6, split_criterion="error"):
         self.n_rounds = n_rounds
         self.max_depth = max_depth
         self.max_bins = max_bins
         self.n_prime_fraction = n_prime_fraction
         self.tolerance = tolerance
+        self.split_criterion = split_criterion
 
     @property
     def lp_seconds_(self):
@@ -438,7 +471,8 @@ class LPBoost(BaseBoosting):
         self._M = np.zeros((cap, n), np.float64)             # margin rows of the columns
         self._row = np.zeros(n, np.float64)
         self._G = np.zeros((n, 1), WEIGHT_DTYPE)
-        self._ws = TreeWorkspace(n, n_features, hist_width, n_channels(CRITERION_ABS_SUM, 1),
+        self._criterion = _TREE_CRITERION[self.split_criterion]
+        self._ws = TreeWorkspace(n, n_features, hist_width, n_channels(self._criterion, K),
                                  int(self.max_depth))
         self._leaf_label = np.zeros(self._ws.max_nodes, np.int32)
         self.forest_ = ReweightedForest(K, node_capacity=self._ws.max_nodes * 64)
@@ -467,8 +501,12 @@ class LPBoost(BaseBoosting):
         u = self.dual_weights_
         ws = self._ws
         # Step 2: the tree of largest edge sum_i u_i y_i h(x_i) (greedy beyond depth 1).
-        np.multiply(u, self._y_pm, out=self._G[:, 0])
-        m = grow_tree(ws, X_binned, y, self._n_bins, CRITERION_ABS_SUM, channel_values=self._G)
+        if self._criterion == CRITERION_ABS_SUM:
+            np.multiply(u, self._y_pm, out=self._G[:, 0])
+            m = grow_tree(ws, X_binned, y, self._n_bins, CRITERION_ABS_SUM,
+                          channel_values=self._G)
+        else:
+            m = grow_tree(ws, X_binned, y, self._n_bins, CRITERION_GINI, weight=u)
         edge = sign_leaves_margin_row(ws.left, ws.threshold, ws.node_sum, m, ws.node_start,
                                       ws.node_end, ws.sample_index, y, u, self._leaf_label,
                                       self._row)
