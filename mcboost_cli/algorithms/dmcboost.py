@@ -390,9 +390,14 @@ class DirectBoosting(BaseBoosting):
             self._since_best += 1
         return self._keep(t, m, alpha, 2, self._g, relaxed=relaxed)
 
+    # The node search of the binary n'-th order margin: ``margin_search_order`` (True) or the
+    # plain exhaustive one (False, the tests' reference); the same trees either way.
+    _order_fast = True
+
     def _grow_phase2_tree(self, X_binned, y, eps):
         return grow_margin_tree(self._ws, X_binned, y, self._n_bins, self._scores, self._c,
-                                self.n_prime_, self._objective, self._constrain, eps)
+                                self.n_prime_, self._objective, self._constrain, eps,
+                                order_fast=self._order_fast)
 
     def _increase_tol(self, g, alpha):
         """Smallest gain over objective value g that counts as an increase (Alg. 2 line 7).

@@ -41,8 +41,9 @@ import numpy as np
 from numba import njit
 
 from .line_search import unnormalised_margins
-from .margin_search_exhaustive import OBJ_BOTTOM_AVG, _best_split_phase2
+from .margin_search_exhaustive import OBJ_BOTTOM_AVG, OBJ_ORDER, _best_split_phase2
 from .margin_search_fast import _best_split_phase2_fast, group_rows, top_labels
+from .margin_search_order import best_split_order
 from .tree_layout import pop_node, split_node, start_tree, write_leaf_votes
 from .zero_one_workspace import GROUP_CELLS, ZeroOneWorkspace
 
@@ -57,7 +58,7 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
           sa, sc, nbin, nodebuf, tsa, tsc, tsd, lab_mark, acc_a,
           margin, order, binpos, p, s, w, buf, inc, dec, jval, cand_f, cand_t, ubt, top_lab,
           grouped, gid, loc, rep, gcnt, gmargin, cum, vbuf, sbuf, vtmp, wbuf, tmpw,
-          sm, sy, sw, sx, cand_heap, mtab, min_tables, ubr, cut, cuts, walk):
+          sm, sy, sw, sx, cand_heap, mtab, min_tables, ubr, cut, cuts, walk, order_fast):
     n_nodes, top = start_tree(X.shape[0], sample_index, feature, left, right, node_start,
                               node_end, node_depth, stack)
     node_label[0] = 0
@@ -75,6 +76,10 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
                 (vbuf, sbuf, wbuf, vtmp, tmpw), nbin, nodebuf, sa, sc, ubt, cand_f, cand_t, tsa, tsc,
                 jval, tsd, lab_mark, acc_a, sm, sy, sw, sx, cand_heap, mtab, min_tables,
                 ubr, cut, cuts, walk)
+        elif phase == OBJ_ORDER and not constrain and order_fast and jval.shape[0] == 2:
+            found, bf, bt, kl, kr, k_single = best_split_order(
+                X, sample_index, start, end, n_bins, y, margin, c, nprime, hi, eps, order,
+                binpos, nbin, p, s, w, buf)
         else:
             found, bf, bt, kl, kr, k_single = _best_split_phase2(
                 X, sample_index, start, end, n_bins, y, scores, margin, c, nprime, hi, phase,
@@ -95,7 +100,7 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
 
 def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprime,
                      objective=OBJ_BOTTOM_AVG, constrain=False, eps=0.0, grouping="auto",
-                     min_tables=True, bound_cuts=15, walk_bound=True):
+                     min_tables=True, bound_cuts=15, walk_bound=True, order_fast=True):
     """Grow a Phase II tree maximising the margin objective (bottom-n' average or, for
     ``OBJ_ORDER`` with K = 2, the n'-th smallest margin) of the ensemble with training scores
     ``scores`` and total weight ``c``. ``constrain`` keeps each node's line search inside the
@@ -125,7 +130,12 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
 
     ``walk_bound`` (the bottom-n' average on examples, n' > 1): each label's search is first
     bounded by its bottom set's own maximum (``margin_bound_walk``), and the exact search
-    starts at that bound's maximiser. The same trees (False: without, for the tests)."""
+    starts at that bound's maximiser. The same trees (False: without, for the tests).
+
+    ``order_fast`` (``OBJ_ORDER`` unconstrained, K = 2): the node search is
+    ``margin_search_order.best_split_order`` (each node's margins sorted once, the candidates'
+    sorted lists by one filtered pass, line 9's single-label search once per node); the same
+    trees (False: the exhaustive search, for the tests)."""
     unnormalised_margins(scores, y, ws.margin)
     top_labels(scores, y, ws.top_lab)
     hi = 2.0 * c + 1.0
@@ -148,11 +158,11 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
             ws.mtab = np.zeros((4, F, B, ws.n_classes), np.float64)
     return _run(ws, X_binned, y, n_bins, scores, objective, float(c), int(nprime), hi,
                 bool(constrain), float(eps), grouped, min_tables, int(bound_cuts),
-                bool(walk_bound))
+                bool(walk_bound), bool(order_fast))
 
 
 def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
-         grouped=False, min_tables=False, cuts=0, walk_bound=True):
+         grouped=False, min_tables=False, cuts=0, walk_bound=True, order_fast=True):
     if ws.sx.dtype != X_binned.dtype:
         ws.sx = np.zeros(ws.sx.shape, X_binned.dtype)
     # Scratch of the candidates' cuts (``_best_split_phase2_fast``), allocated on first use.
@@ -199,5 +209,6 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
           ws.margin, ws.order, ws.binpos, ws.p, ws.s, ws.w, ws.buf, ws.inc, ws.dec, ws.jval,
           ws.cand_f, ws.cand_t, ws.ubt, ws.top_lab, grouped, ws.gid, ws.loc, ws.rep,
           ws.gcnt, ws.gmargin, ws.cum, ws.vbuf, ws.sbuf, ws.vtmp, ws.wbuf, ws.tmpw,
-          ws.sm, ws.sy, ws.sw, ws.sx, ws.cand_heap, ws.mtab, min_tables, ws.ubr, cut, cuts, walk)
+          ws.sm, ws.sy, ws.sw, ws.sx, ws.cand_heap, ws.mtab, min_tables, ws.ubr, cut, cuts, walk,
+          order_fast)
     return int(ws.n_nodes[0])

@@ -1,0 +1,164 @@
+"""Phase II node search of DirectBoost_order (binary, the n'-th smallest margin), fast: the
+same splits as ``margin_search_exhaustive._best_split_phase2`` with ``OBJ_ORDER``, unconstrained.
+
+With two labels an example's numerator (eq. 7) is m_i + alpha when the tree votes y_i (a
+rising line) and min(m_i, w_i - alpha) = m_i - alpha otherwise (a falling line; w_i = m_i for
+K = 2, the same subtraction), so under every label pair its intercept is the same m_i and a
+candidate only decides which of the node's margins rise. The exhaustive search rebuilds and
+sorts the two intercept lists for each of the four line searches of each threshold; here
+
+* the node's examples are sorted by margin once (``_heapsort_by_key``), and for a threshold t
+  one pass over that order writes the four sorted lists every line search of t takes:
+  A_0, A_1 = the margins of S_left with y = 0, 1 (line 7: label k on S_left rises on A_k and
+  falls on A_{1-k}) and U, V = (S_left, y = 0) + (S_right, y = 1) and its complement (line 9
+  with the labels "0 | 1" rises on U and falls on V; "1 | 0" the reverse). A filtered pass of
+  a sorted sequence is sorted, so these are, value for value, the arrays the exhaustive
+  search sorts (O(n) instead of O(n log n));
+* line 9 with k_right = k_left votes k_left on all of S: that search does not depend on the
+  threshold (nor the feature) and is the single-label search of the node, done once per
+  node for both labels;
+* ``max_order_margin_exact`` and ``order_margin_value`` (the epsilon-relaxed key) are called on
+  those arrays with the same n' (capped at the examples searched), so every maximum and key
+  has the same bits, and the candidates are compared by the same ``_better`` in the same
+  order (label 0 before 1, feature by feature, thresholds upwards): the same split.
+
+References
+----------
+.. [1] S. Zhai, T. Xia, M. Tan, S. Wang. Direct 0-1 loss minimization and margin maximization
+       with boosting. NIPS 2013: DirectBoost_order (sec. 2.2, "choose the intersection point
+       that led to the largest increasing of the bottom n'th margin"; the trees as sec. 3).
+.. [2] S. Zhai, T. Xia, S. Wang. A multi-class boosting method with direct optimization.
+       KDD 2014: Alg. 1.2 lines 7, 9 and 13 (the node rule).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from .line_search import INF, _heapsort_by_key, max_order_margin_exact, order_margin_value
+from .margin_search_exhaustive import _better
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _order_max(inc, n_inc, dec, n_dec, nprime, c, hi, eps):
+    """(maximum, epsilon key) of the n'-th order margin, n' capped at n_inc + n_dec: what
+    ``margin_search_exhaustive._objective_max`` returns for OBJ_ORDER on these sorted lists."""
+    L = n_inc + n_dec
+    k = nprime if nprime < L else L
+    _, v = max_order_margin_exact(inc, n_inc, dec, n_dec, k, c, hi)
+    v_eps = 0.0
+    if eps > 0.0:
+        v_eps = order_margin_value(inc, n_inc, dec, n_dec, k, c, eps)
+    return v, v_eps
+
+
+@njit(cache=True, nogil=True)
+def best_split_order(X, sample_index, start, end, n_bins, y, margin, c, nprime, hi, eps,
+                     srt, binpos, nbin, a0, a1, u, v):
+    """Best split of node S for the n'-th order margin (DirectBoost_order, K = 2,
+    unconstrained); Alg. 1.2 lines 7, 9 and 13 as ``_best_split_phase2``, whose result it
+    returns: (found, feature, threshold, k_left, k_right, k_single).
+
+    srt : (>= n,) int scratch, the node's examples by margin; binpos : (B + 1,) int64
+    scratch; nbin : (F, B) int64, the node's per-bin counts (written, as the exhaustive
+    search does); a0, a1, u, v : (>= n,) float64 scratch, the candidate's sorted lists."""
+    F = X.shape[1]
+    B = binpos.shape[0] - 1
+    nS = end - start
+    for q in range(nS):
+        srt[q] = sample_index[start + q]
+    _heapsort_by_key(margin, srt, nS)
+    # Single label k on all of S (the root's fallback, and line 9 with k_right = k_left):
+    # rising lines are the margins with y = k, falling the others.
+    n0 = 0
+    n1 = 0
+    for q in range(nS):
+        i = srt[q]
+        if y[i] == 0:
+            a0[n0] = margin[i]
+            n0 += 1
+        else:
+            a1[n1] = margin[i]
+            n1 += 1
+    all0_v, all0_e = _order_max(a0, n0, a1, n1, nprime, c, hi, eps)
+    all1_v, all1_e = _order_max(a1, n1, a0, n0, nprime, c, hi, eps)
+    k_single = 0
+    if _better(all1_v, all1_e, all0_v, all0_e):
+        k_single = 1
+    found = False
+    best = -INF
+    best_eps = -INF
+    bf = -1
+    bt = -1
+    bkl = 0
+    bkr = 0
+    for f in range(F):
+        for b in range(B + 1):
+            binpos[b] = 0
+        for q in range(start, end):
+            binpos[X[sample_index[q], f] + 1] += 1
+        for b in range(B):
+            nbin[f, b] = binpos[b + 1]
+        for b in range(1, B + 1):
+            binpos[b] += binpos[b - 1]
+        # binpos[t + 1] = |S_left(t)|, S_left(t) = the examples of bin <= t.
+        for t in range(n_bins[f] - 1):
+            nl = binpos[t + 1]
+            if nbin[f, t] == 0 or nl >= nS:
+                continue
+            # The four sorted lists of threshold t (one pass over the margin order).
+            n_a0 = 0
+            n_a1 = 0
+            n_u = 0
+            n_v = 0
+            for q in range(nS):
+                i = srt[q]
+                mi = margin[i]
+                if X[i, f] <= t:
+                    if y[i] == 0:
+                        a0[n_a0] = mi
+                        n_a0 += 1
+                        u[n_u] = mi
+                        n_u += 1
+                    else:
+                        a1[n_a1] = mi
+                        n_a1 += 1
+                        v[n_v] = mi
+                        n_v += 1
+                elif y[i] == 1:
+                    u[n_u] = mi
+                    n_u += 1
+                else:
+                    v[n_v] = mi
+                    n_v += 1
+            # Line 7: label of S_left over its examples (label 0 first; ties keep it).
+            kl = 0
+            kl_v, kl_e = _order_max(a0, n_a0, a1, n_a1, nprime, c, hi, eps)
+            v1, e1 = _order_max(a1, n_a1, a0, n_a0, nprime, c, hi, eps)
+            if _better(v1, e1, kl_v, kl_e):
+                kl = 1
+            # Line 9: label of S_right with S_left's fixed, over all of S. k_right = k_left is
+            # the single-label search; the other label gives "0 | 1" (rising on U) or "1 | 0".
+            if kl == 0:
+                r0_v, r0_e = all0_v, all0_e
+                r1_v, r1_e = _order_max(u, n_u, v, n_v, nprime, c, hi, eps)
+            else:
+                r0_v, r0_e = _order_max(v, n_v, u, n_u, nprime, c, hi, eps)
+                r1_v, r1_e = all1_v, all1_e
+            kr = 0
+            kr_v = r0_v
+            kr_e = r0_e
+            if _better(r1_v, r1_e, kr_v, kr_e):
+                kr = 1
+                kr_v = r1_v
+                kr_e = r1_e
+            # Line 13: the split of maximum objective (first feature, lowest threshold on ties).
+            if not found or _better(kr_v, kr_e, best, best_eps):
+                found = True
+                best = kr_v
+                best_eps = kr_e
+                bf = f
+                bt = t
+                bkl = kl
+                bkr = kr
+    return found, bf, bt, bkl, bkr, k_single
