@@ -35,8 +35,53 @@ from __future__ import annotations
 
 from numba import njit
 
-from .line_search import INF, _heapsort_by_key, max_order_margin_exact, order_margin_value
+from .line_search import INF, OBJ_TIE_EPS, _heapsort_by_key, order_margin_value
 from .margin_search_exhaustive import _better
+
+
+@njit(cache=True, nogil=True)
+def max_order_margin_pruned(inc, n_inc, dec, n_dec, k, c, hi):
+    """``line_search.max_order_margin_exact`` (the same (alpha, value), bit for bit) with two
+    exact shortcuts in its scan of the intersection points x_a = (D_{k-a+1} - I_a) / 2:
+
+    * x_a falls with a (I_a rises, D_{k-a+1} falls, and rounding is monotone), so once
+      x_a <= 0 every later point is skipped by the exact scan too: the scan stops;
+    * at x_a, the a increasing lines up to I_a and the k - a + 1 decreasing lines up to
+      D_{k-a+1} all lie at or below max(I_a + x_a, D_{k-a+1} - x_a) (float sums, monotone in
+      the intercept), k + 1 lines in all, so the k-th smallest — which
+      ``_kth_two_sorted`` returns as one of those float sums — is at most that maximum, and
+      its ratio to c + x_a at most the maximum's ratio (division by the same positive float is
+      monotone). A point whose bound is below the running best by more than the tie
+      tolerance can neither replace it nor tie with it, so it is not evaluated; the running
+      best is then the exact scan's at every step.
+    """
+    best_a = 0.0
+    best_v = order_margin_value(inc, n_inc, dec, n_dec, k, c, 0.0)
+    a_lo = k + 1 - n_dec
+    if a_lo < 1:
+        a_lo = 1
+    a_hi = k if k < n_inc else n_inc
+    for a in range(a_lo, a_hi + 1):
+        b = k - a + 1
+        x = 0.5 * (dec[b - 1] - inc[a - 1])
+        if x <= 0.0:
+            break
+        if x > hi:
+            continue
+        tol = OBJ_TIE_EPS * (1.0 + abs(best_v))
+        up = inc[a - 1] + x
+        down = dec[b - 1] - x
+        if (up if up >= down else down) / (c + x) < best_v - tol:
+            continue
+        v = order_margin_value(inc, n_inc, dec, n_dec, k, c, x)
+        if v > best_v + tol or (abs(v - best_v) <= tol and x < best_a):
+            best_v = v
+            best_a = x
+    v = order_margin_value(inc, n_inc, dec, n_dec, k, c, hi)
+    if v > best_v + OBJ_TIE_EPS * (1.0 + abs(best_v)):
+        best_v = v
+        best_a = hi
+    return best_a, best_v
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -45,7 +90,7 @@ def _order_max(inc, n_inc, dec, n_dec, nprime, c, hi, eps):
     ``margin_search_exhaustive._objective_max`` returns for OBJ_ORDER on these sorted lists."""
     L = n_inc + n_dec
     k = nprime if nprime < L else L
-    _, v = max_order_margin_exact(inc, n_inc, dec, n_dec, k, c, hi)
+    _, v = max_order_margin_pruned(inc, n_inc, dec, n_dec, k, c, hi)
     v_eps = 0.0
     if eps > 0.0:
         v_eps = order_margin_value(inc, n_inc, dec, n_dec, k, c, eps)
