@@ -134,6 +134,22 @@ def _better(v, v_eps, best, best_eps):
     return v_eps > best_eps + OBJ_TIE_EPS * (1.0 + abs(best_eps))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def bin_offsets(X, sample_index, start, end, f, binpos, nbin):
+    """The node's samples sample_index[start:end] counted by their bin of feature f:
+    nbin[f, b] = the count of bin b, binpos[b] = the count of bins < b (so binpos[t + 1] =
+    |S_left(t)|, the examples of bin <= t; B = binpos.shape[0] - 1 bins)."""
+    B = binpos.shape[0] - 1
+    for b in range(B + 1):
+        binpos[b] = 0
+    for q in range(start, end):
+        binpos[X[sample_index[q], f] + 1] += 1
+    for b in range(B):
+        nbin[f, b] = binpos[b + 1]
+    for b in range(1, B + 1):
+        binpos[b] += binpos[b - 1]
+
+
 @njit(cache=True, nogil=True)
 def _best_split_phase2(X, sample_index, start, end, n_bins, y, scores, margin, c, nprime, hi,
                        objective, constrain, eps, order, binpos, nbin, p, s, w, buf, inc, dec,
@@ -143,7 +159,6 @@ def _best_split_phase2(X, sample_index, start, end, n_bins, y, scores, margin, c
     (found, feature, threshold, k_left, k_right, score, k_single)."""
     F = X.shape[1]
     K = jval.shape[0]
-    B = binpos.shape[0] - 1
     nS = end - start
     # Best single label of the whole node (needed when the root cannot be split).
     k_single = 0
@@ -168,14 +183,7 @@ def _best_split_phase2(X, sample_index, start, end, n_bins, y, scores, margin, c
     bkr = 0
     for f in range(F):
         # Counting sort of the node's samples by their bin of feature f (stable).
-        for b in range(B + 1):
-            binpos[b] = 0
-        for q in range(start, end):
-            binpos[X[sample_index[q], f] + 1] += 1
-        for b in range(B):
-            nbin[f, b] = binpos[b + 1]
-        for b in range(1, B + 1):
-            binpos[b] += binpos[b - 1]
+        bin_offsets(X, sample_index, start, end, f, binpos, nbin)
         for q in range(start, end):
             i = sample_index[q]
             b = X[i, f]

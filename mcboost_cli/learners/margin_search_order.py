@@ -36,7 +36,7 @@ from __future__ import annotations
 from numba import njit
 
 from .line_search import INF, OBJ_TIE_EPS, _heapsort_by_key, order_margin_value
-from .margin_search_exhaustive import _better
+from .margin_search_exhaustive import _better, bin_offsets
 
 
 @njit(cache=True, nogil=True)
@@ -108,7 +108,6 @@ def best_split_order(X, sample_index, start, end, n_bins, y, margin, c, nprime, 
     scratch; nbin : (F, B) int64, the node's per-bin counts (written, as the exhaustive
     search does); a0, a1, u, v : (>= n,) float64 scratch, the candidate's sorted lists."""
     F = X.shape[1]
-    B = binpos.shape[0] - 1
     nS = end - start
     for q in range(nS):
         srt[q] = sample_index[start + q]
@@ -138,14 +137,7 @@ def best_split_order(X, sample_index, start, end, n_bins, y, margin, c, nprime, 
     bkl = 0
     bkr = 0
     for f in range(F):
-        for b in range(B + 1):
-            binpos[b] = 0
-        for q in range(start, end):
-            binpos[X[sample_index[q], f] + 1] += 1
-        for b in range(B):
-            nbin[f, b] = binpos[b + 1]
-        for b in range(1, B + 1):
-            binpos[b] += binpos[b - 1]
+        bin_offsets(X, sample_index, start, end, f, binpos, nbin)
         # binpos[t + 1] = |S_left(t)|, S_left(t) = the examples of bin <= t.
         for t in range(n_bins[f] - 1):
             nl = binpos[t + 1]
