@@ -70,7 +70,8 @@ reproduce: $(VENV)/.installed-sklearn
 	@status=0; for c in $(REPRO_CONFIGS); do \
 	  $(BIN)/mcboost run $$c -q $(if $(JOBS),--jobs $(JOBS),) || status=$$?; \
 	  [ $$status -eq 130 ] && exit 130; \
-	done; exit $$status
+	done; \
+	$(BIN)/mcboost index $(REPRO_CONFIGS) || status=$$?; exit $$status
 
 reproduce-quick: $(VENV)/.installed-sklearn
 	@status=0; for c in $(REPRO_CONFIGS); do \

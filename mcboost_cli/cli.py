@@ -260,6 +260,19 @@ def recheck(config_file, cells_file, n_sample, max_seconds, mirror, offline, sou
 
 
 @main.command()
+@click.argument("config_files", metavar="CONFIG...", nargs=-1, required=True)
+@click.option("--output", default="results/README.md", show_default=True,
+              type=click.Path(dir_okay=False),
+              help="The Markdown file whose generated index section is rewritten.")
+def index(config_files, output):
+    """Index every table and figure of the CONFIGs' committed results, with agreement and CPU
+    hours, in OUTPUT (the text around the generated section is kept)."""
+    from .runner.experiment import index_experiments
+    path = index_experiments(config_files, output=output, log=_echo_err)
+    click.echo(f"index: {path}", err=True)
+
+
+@main.command()
 def algorithms():
     """List the algorithms: name, family, paper reference, parameters."""
     from tabulate import tabulate

@@ -680,3 +680,101 @@ def recheck_experiment(config: ExperimentConfig | str | os.PathLike, *, cells_fi
         _load_datasets(narrow(config, datasets), mirror, offline, log)
         mismatches = recheck(sample, config.experiment, run_cell)
     return RecheckResult(cells_path=path, sample=sample, mismatches=tuple(mismatches))
+
+
+def index_experiments(config_files, output="results/README.md",
+                      log: Log | None = None) -> Path:
+    """Write the index of the reproduction configs' committed results (``mcboost index``).
+
+    For every config, its tables (complete cells, agreement with the published numbers),
+    figures and compute are read from its results folder's ``cells.csv`` only — not from the
+    local result store — so a clean clone writes the same index (``report.index``).
+
+    Parameters
+    ----------
+    config_files : sequence of path
+        The configs, in the order the index lists them.
+    output : path
+        The Markdown file whose generated section is (re)written; the rest is kept.
+
+    Raises
+    ------
+    UserError
+        A bad config, or an output that cannot be written.
+    """
+    import pandas as pd
+
+    from ..report.index import (ExperimentEntry, Index, TableEntry, render_index,
+                                write_index)
+    from ..report.tables import _comparison, _published, summarize, table_files
+    from .plan import expand
+    from .reference import DONE, current_cells, known_results, read_cells
+    from .store import empty_frame
+    log = log or _print_to_stderr
+    output = Path(output)
+    entries, seen_cpu, seen_planned, machines = [], {}, set(), []
+    for config_file in config_files:
+        config = load_experiment(config_file)
+        planned = expand(config)
+        keys = [pc.cell.key for pc in planned]
+        _, out_dir = experiment_paths(config)
+        cells_path = out_dir / "cells.csv"
+        try:
+            done = current_cells(read_cells(cells_path))
+        except UserError:
+            log(f"note: {cells_path}: no committed results; {config.path} is listed empty")
+            done = None
+        if done is not None:
+            done = done[done["key"].isin(set(keys))]
+            done = done[done["status"] == DONE] if "status" in done.columns else done
+            done = done.drop_duplicates("key", keep="last")
+        results, _ = known_results(empty_frame(), cells_path, keys)
+        config = _mark_datasets_without_results(config, planned, None, out_dir)
+        summary = summarize(config, planned, results)
+        rel = Path(os.path.relpath(out_dir.resolve(), output.parent.resolve()))
+        tables = []
+        for table in config.tables:
+            part = summary[summary["table"] == table.id]
+            n_complete = int(part["complete"].astype(bool).sum())
+            published = _published(table)
+            n_compared = n_agree = None
+            note = ""
+            if published is not None:
+                if published.metric == "none":
+                    note = f"{' and '.join(published.measures)} beside the paper's, not compared"
+                else:
+                    comp = _comparison(config, table, part, published)
+                    n_compared, n_agree = comp.n_compared, comp.n_agree
+            md = table_files(out_dir, table)[0]
+            tables.append(TableEntry(id=table.id, title=table.title, link=str(rel / md.name),
+                                     n_cells=len(part), n_complete=n_complete,
+                                     n_compared=n_compared, n_agree=n_agree,
+                                     compared_note=note))
+        figures = []
+        for fig in config.figures:
+            files = sorted(p.name for ext in ("png", "svg")
+                           for p in out_dir.glob(f"{fig.id}.{ext}"))
+            figures.append((fig.id, fig.title, tuple(str(rel / f) for f in files)))
+        cpu = 0.0
+        n_done = 0
+        if done is not None and len(done):
+            seconds = pd.to_numeric(done["cpu_seconds"], errors="coerce").fillna(0.0)
+            cpu = float(seconds.sum())
+            n_done = len(done)
+            seen_cpu.update(zip(done["key"], seconds))
+            machines += [m for m in done["machine"].unique() if m and m not in machines]
+        seen_planned.update(keys)
+        readme = out_dir / "README.md"
+        entries.append(ExperimentEntry(
+            config_path=str(config.path), experiment=config.experiment, title=config.title,
+            tables=tuple(tables), figures=tuple(figures), n_fits_done=n_done,
+            n_fits_planned=len(set(keys)), cpu_seconds=cpu,
+            readme=str(rel / "README.md") if readme.exists() else None))
+    index = Index(experiments=tuple(entries), total_cpu_seconds=float(sum(seen_cpu.values())),
+                  total_fits_done=len(seen_cpu), total_fits_planned=len(seen_planned),
+                  machines=tuple(machines))
+    try:
+        return write_index(output, render_index(index))
+    except OSError as e:
+        raise UserError(f"cannot write the index {output} ({e.strerror or e}); give a "
+                        "writable file with --output") from None

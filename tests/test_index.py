@@ -1,0 +1,79 @@
+"""`mcboost index` (results/README.md's generated part): its agreement counts are those the
+committed tables print, shared per-cell files count a fit once, and the hand-written text
+around the generated section survives a rewrite."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from mcboost_cli.report.index import END, START
+from mcboost_cli.runner.plan import expand
+from mcboost_cli.runner.config import load_config
+from mcboost_cli.runner.reference import current_cells, read_cells
+
+from .test_cli import invoke
+
+REPO = Path(__file__).resolve().parents[1]
+CONFIGS = ("configs/uci.yaml", "configs/noise.yaml", "configs/mcboost.yaml",
+           "configs/coherence.yaml", "configs/rebel.yaml", "configs/directboost.yaml",
+           "configs/directboost_noise.yaml")
+_AGREE = re.compile(r"(\d+) of (\d+) cells? with a published number agrees?")
+_ROW = re.compile(r"^\| .*\(`(configs/[\w.]+)`\) \| \[(.+?)\]\((.+?)\) \| (\d+) / (\d+) \| "
+                  r"(\d+) / (\d+) \(\d+%\) \|$")
+
+
+def _index(tmp_path, text="# results/\n\nHand-written intro.\n") -> str:
+    out = tmp_path / "README.md"
+    out.write_text(text)
+    r = invoke(["index", *CONFIGS, "--output", str(out)], REPO)
+    assert r.exit_code == 0, r.output
+    return out.read_text()
+
+
+def test_agreement_counts_are_those_the_committed_tables_print(tmp_path):
+    text = _index(tmp_path)
+    rows = [m for line in text.splitlines() if (m := _ROW.match(line))]
+    assert len(rows) >= 8          # every compared table of the five papers
+    for m in rows:
+        md = (tmp_path / m.group(3)).resolve()
+        printed = _AGREE.search(md.read_text())
+        assert printed, md
+        assert (m.group(6), m.group(7)) == printed.groups(), (m.group(2), printed.group(0))
+
+
+def test_a_fit_shared_by_two_configs_counts_once(tmp_path):
+    text = _index(tmp_path)
+    compute = text.split("## Compute", 1)[1]
+    per_config = {m.group(1): (int(m.group(2)), float(m.group(3))) for m in re.finditer(
+        r"\(`(configs/[\w.]+)`\) \| (\d+) / \d+ \| ([\d.]+) \|", compute)}
+    total = re.search(r"\*\*all papers\*\* \(distinct fits\) \| (\d+) / (\d+) \| "
+                      r"\*\*([\d.]+)\*\*", compute)
+    # The distinct done fits of every config's plan, straight from the committed files.
+    keys, seconds = set(), {}
+    for c in CONFIGS:
+        config = load_config(REPO / c)
+        plan = {pc.cell.key for pc in expand(config)}
+        frame = current_cells(read_cells(REPO / "results" / config.experiment / "cells.csv"))
+        frame = frame[frame["key"].isin(plan)]
+        keys |= set(frame["key"])
+        seconds.update(zip(frame["key"], pd.to_numeric(frame["cpu_seconds"],
+                                                        errors="coerce").fillna(0.0)))
+        assert per_config[c][0] == frame["key"].nunique()
+    assert int(total.group(1)) == len(keys)
+    assert float(total.group(3)) == round(sum(seconds.values()) / 3600, 2)
+    # uci.yaml and noise.yaml write one cells.csv, and their plans do not overlap, so the
+    # total is their sum; it would double a shared fit if the files were summed instead.
+    assert int(total.group(1)) <= sum(n for n, _ in per_config.values())
+
+
+def test_rewrite_keeps_the_hand_written_text_and_is_stable(tmp_path):
+    first = _index(tmp_path, "# results/\n\nIntro kept.\n\n" + START + "\nold\n" + END
+                   + "\n\nTail kept.\n")
+    assert first.startswith("# results/\n\nIntro kept.\n\n" + START)
+    assert first.rstrip().endswith("Tail kept.")
+    assert "\nold\n" not in first
+    second = _index(tmp_path, first)
+    assert second == first
