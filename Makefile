@@ -11,7 +11,7 @@ TEST_WORKERS ?= auto
 REPRO_CONFIGS := configs/uci.yaml configs/noise.yaml configs/mcboost.yaml configs/coherence.yaml \
                  configs/rebel.yaml configs/directboost.yaml configs/directboost_noise.yaml
 
-.PHONY: run test bench reproduce reproduce-quick install install-test clean-venv help
+.PHONY: run test bench reproduce reproduce-quick install install-test clean-venv help print-repro-configs
 
 help:
 	@echo "make run    - install, then run configs/quick.yaml and print its table"
@@ -78,6 +78,9 @@ reproduce-quick: $(VENV)/.installed-sklearn
 	  $(BIN)/mcboost run $$c --quick -q $(if $(JOBS),--jobs $(JOBS),) || status=$$?; \
 	  [ $$status -eq 130 ] && exit 130; \
 	done; exit $$status
+
+print-repro-configs:
+	@echo $(REPRO_CONFIGS)
 
 clean-venv:
 	rm -rf $(VENV)

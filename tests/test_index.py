@@ -17,9 +17,10 @@ from mcboost_cli.runner.reference import current_cells, read_cells
 from .test_cli import invoke
 
 REPO = Path(__file__).resolve().parents[1]
-CONFIGS = ("configs/uci.yaml", "configs/noise.yaml", "configs/mcboost.yaml",
-           "configs/coherence.yaml", "configs/rebel.yaml", "configs/directboost.yaml",
-           "configs/directboost_noise.yaml")
+# The reproduction configs, as the Makefile lists them for `make reproduce`.
+CONFIGS = tuple(re.search(r"^REPRO_CONFIGS := ((?:.*\\\n)*.*)$",
+                          (REPO / "Makefile").read_text(), re.M).group(1)
+                .replace("\\\n", " ").split())
 _AGREE = re.compile(r"(\d+) of (\d+) cells? with a published number agrees?")
 _ROW = re.compile(r"^\| .*\(`(configs/[\w.]+)`\) \| \[(.+?)\]\((.+?)\) \| (\d+) / (\d+) \| "
                   r"(\d+) / (\d+) \(\d+%\) \|$")
