@@ -166,6 +166,15 @@ def test_nemenyi_p_value_agrees_with_the_critical_difference():
                                                                                   k, n)
 
 
+def test_a_rank_difference_of_exactly_cd_differs(monkeypatch):
+    """Demšar: two algorithms differ when their ranks differ by "at least the critical
+    difference" (CD is irrational in practice; here it is set to the difference)."""
+    monkeypatch.setattr(sig, "critical_difference", lambda k, n, alpha: 1.0)
+    comp = sig.compare(pd.DataFrame({"A": [1.0, 2.0, 3.0], "B": [2.0, 3.0, 4.0]}))
+    assert comp.pairs[0].rank_difference == 1.0 and comp.pairs[0].nemenyi_differ
+    assert comp.groups == ()
+
+
 def test_nemenyi_groups_are_maximal_runs_below_cd():
     ranks = [1.0, 1.5, 2.4, 3.0, 3.9, 6.0]
     # Runs starting at each rank: [1, 2.4], [1.5, 3.0], [2.4, 3.9], [3.0, 3.9], [3.9], [6].
