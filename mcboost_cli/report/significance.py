@@ -591,6 +591,10 @@ def write_comparisons(config, summary: pd.DataFrame, out_dir: Path, tables=None,
         md = [f"# Significance: {table.title}", "",
               f"Source: the mean test errors (%) of `{table.id}` (every planned fold done); "
               f"alpha = {alpha:g}. Tests: Demšar (JMLR 2006), `mcboost compare`.", ""]
+        sources = [(d, src) for d, src in getattr(config, "sources", ()) if d in table.datasets]
+        if sources:
+            md += ["Rows not from the catalog's default source: "
+                   + ", ".join(f"{d} ({src})" for d, src in sources) + ".", ""]
         frames = []
         for rate in rates:
             where = table.id + ("" if len(rates) == 1 else f" at noise {rate:g}")
