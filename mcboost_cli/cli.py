@@ -1,6 +1,6 @@
 """Command-line interface (click). Thin: parse options, call the layers, print.
 
-The run flow of ``run``, ``noise``, ``report`` and ``recheck`` is ``runner.experiment``'s
+The run flow of ``run``, ``noise``, ``report``, ``compare`` and ``recheck`` is ``runner.experiment``'s
 (callable from Python); here it gets its options, its warnings are printed on stderr, and
 its result becomes the printed tables and the exit status.
 
@@ -64,6 +64,7 @@ def main():
       mcboost run configs/quick.yaml      run an experiment config, print its table
       mcboost noise --rate 0.2            the label-noise experiment at 20% noise
       mcboost report configs/quick.yaml   re-render tables from the result store
+      mcboost compare configs/uci.yaml    significance tests of its tables (CD diagrams)
     """
 
 
@@ -228,6 +229,49 @@ def report(config_file, store_path, results_dir, quick, sources):
                                quick=quick, sources=_source_mapping(sources), log=_echo_err)
     click.echo(result.text)
     click.echo(f"tables: {', '.join(str(p) for p in result.paths)}", err=True)
+
+
+@main.command()
+@click.argument("config_file", metavar="CONFIG")
+@click.option("--table", "tables", multiple=True, metavar="ID",
+              help="Compare only this table of the config (repeatable; default: the config's "
+                   "stats.tables, else every table).")
+@click.option("--algorithms", "only_algorithms", default=None, metavar="LABEL[,LABEL...]",
+              help="Compare only these columns (labels as in the tables); leaving out an "
+                   "algorithm without results on some datasets keeps those datasets.")
+@click.option("--alpha", type=float, default=None, metavar="A",
+              help="Significance level in (0, 1) (default: the config's stats.alpha, else "
+                   "0.05).")
+@click.option("--format", "fmt", type=click.Choice(["png", "svg"]), default=None,
+              help="Format of the critical-difference diagrams (default: the config's "
+                   "stats.format, else png).")
+@click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,
+              help="Result store (default: results/<experiment>/cells.sqlite).")
+@click.option("--results-dir", type=click.Path(file_okay=False), default=None,
+              help="Results folder whose cells.csv is read (default: results/<experiment>).")
+@click.option("--output-dir", type=click.Path(file_okay=False), default=None,
+              help="Where the files go (default: <results-dir>/significance).")
+@click.option("--quick", is_flag=True, help="The results of the --quick run.")
+@_SOURCE_OPTION
+def compare(config_file, tables, only_algorithms, alpha, fmt, store_path, results_dir, output_dir, quick,
+            sources):
+    """Significance tests of CONFIG's tables over their datasets (Demšar 2006).
+
+    For each table (and noise rate): average ranks of the algorithms' mean test errors,
+    Friedman's test with Iman-Davenport's F, Nemenyi's critical difference (with a CD
+    diagram) and Wilcoxon signed-ranks tests, Holm-corrected, of the best-ranked algorithm
+    against each other and of all pairs. Reads the same results as `mcboost report`; fits
+    nothing. A dataset lacking a complete result of some algorithm is left out (and named).
+    """
+    from .runner.experiment import compare_experiment
+    result = compare_experiment(config_file, tables=list(tables) or None,
+                                algorithms=only_algorithms, alpha=alpha,
+                                fmt=fmt, store_path=store_path, results_dir=results_dir,
+                                output_dir=output_dir, quick=quick,
+                                sources=_source_mapping(sources), log=_echo_err)
+    click.echo(result.text, nl=False)
+    if result.paths:
+        click.echo(f"wrote {len(result.paths)} files to {result.output_dir}", err=True)
 
 
 @main.command()

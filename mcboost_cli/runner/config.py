@@ -40,7 +40,14 @@ TOP_KEYS = {
     "figures": "list of figures drawn from the per-round curves",
     "sources": "where some datasets' rows come from: dataset -> auto, files or generator "
                "(default auto: the files, or an exact generator in their place)",
+    "stats": "defaults of `mcboost compare` (significance tests): alpha, format, tables",
 }
+STATS_KEYS = {
+    "alpha": "significance level in (0, 1) (default 0.05)",
+    "format": "file format of the critical-difference diagrams: png (default) or svg",
+    "tables": "ids of the tables compared (default: every table)",
+}
+STATS_FORMATS = ("png", "svg")
 # Values of ``sources`` (``load_dataset``'s ``source``). "auto" is the default and is not
 # stored: cells of default-source datasets keep the keys they had before ``sources`` existed.
 DATA_SOURCES = ("auto", "files", "generator")
@@ -254,6 +261,16 @@ class QuickSpec:
 
 
 @dataclass(frozen=True)
+class StatsSpec:
+    """The config's ``stats:`` section: defaults of ``mcboost compare`` (each overridden by
+    its option)."""
+
+    alpha: float = 0.05
+    format: str = "png"
+    tables: tuple[str, ...] | None = None     # None: every table
+
+
+@dataclass(frozen=True)
 class ExperimentConfig:
     path: str
     experiment: str
@@ -272,6 +289,7 @@ class ExperimentConfig:
     figures: tuple[FigureSpec, ...] = ()
     sources: tuple[tuple[str, str], ...] = ()   # (dataset, "files" | "generator"), non-default
     not_run: tuple[str, ...] = ()   # datasets whose data could not be had: shown as "not run"
+    stats: StatsSpec = StatsSpec()  # the ``stats:`` section (defaults of `mcboost compare`)
 
     def source_of(self, dataset: str) -> str:
         """Where ``dataset``'s rows come from: "files", "generator", or "" (the default)."""
@@ -389,12 +407,13 @@ def validate_config(data: Any, path: str, text: str = "", *, known_datasets=None
                          else f"tables[{i}].algorithms")
     quick = _quick(path, data.get("quick"), datasets, all_folds) if "quick" in data else None
     figures = _figures(path, data.get("figures", []), tables, all_folds, rates)
+    stats = _stats(path, data["stats"], tables) if "stats" in data else StatsSpec()
 
     config = ExperimentConfig(
         path=path, experiment=experiment, title=title, datasets=tuple(datasets),
         folds=tuple(folds), seeds=tuple(seeds), noise_rates=tuple(rates),
         timeout=float(timeout) if timeout is not None else None, tables=tuple(tables),
-        text=text, quick=quick, figures=tuple(figures),
+        text=text, quick=quick, figures=tuple(figures), stats=stats,
     )
     if "sources" in data:
         raw = data["sources"]
@@ -751,6 +770,29 @@ def _figure_rounds(path, where, f) -> tuple[int, ...]:
         raise _err(path, f"{where}.rounds", f"{quote(raw)} is not valid; expected a list of "
                                             "positive integers")
     return tuple(sorted(set(raw)))
+
+
+def _stats(path, raw, tables) -> StatsSpec:
+    """The ``stats:`` section: alpha in (0, 1), a diagram format, existing table ids."""
+    if not isinstance(raw, dict):
+        raise _err(path, "stats", f"{quote(raw)} is not valid; expected a mapping with keys "
+                                  f"{', '.join(STATS_KEYS)}")
+    _check_unknown(path, "stats", raw, STATS_KEYS)
+    alpha = raw.get("alpha", StatsSpec.alpha)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise _err(path, "stats.alpha", f"{quote(alpha)} is not valid; expected a number in "
+                                        "(0, 1), e.g. 0.05")
+    fmt = raw.get("format", StatsSpec.format)
+    if fmt not in STATS_FORMATS:
+        raise _err(path, "stats.format", f"{quote(fmt)} is not valid; expected one of "
+                                         f"{', '.join(STATS_FORMATS)}")
+    ids = [t.id for t in tables]
+    chosen = None
+    if "tables" in raw:
+        chosen = tuple(_list_of(path, "stats.tables", raw["tables"], str,
+                                check=lambda v: v in ids,
+                                choices_text="table ids of this config: " + ", ".join(ids)))
+    return StatsSpec(alpha=float(alpha), format=fmt, tables=chosen)
 
 
 def _quick(path, raw, datasets, all_folds) -> QuickSpec:

@@ -12,6 +12,10 @@ Map of the module
                         and render the tables; returns an ``ExperimentResult``
 ``report_experiment``   render a config's tables from its store (or its results folder's
                         ``cells.csv`` alone) without running anything
+``compare_experiment``  significance tests of a config's tables over their datasets
+                        (Friedman, Nemenyi, Holm-corrected Wilcoxon) from the same results
+                        ``report_experiment`` renders, running nothing; returns a
+                        ``CompareResult``
 ``recheck_experiment``  re-run a fixed sample of a ``cells.csv``'s cells and list the numbers
                         that differ; returns a ``RecheckResult``
 ``load_experiment``     a config file (or config) with the quick budget and data sources
@@ -136,6 +140,33 @@ class RecheckResult:
         datasets = ", ".join(sorted(set(self.sample["dataset"])))
         return (f"recheck: {len(self.sample)} cells of {self.cells_path} re-run "
                 f"({algorithms} on {datasets}); {len(self.mismatches)} numbers differ")
+
+
+@dataclass(frozen=True, eq=False)
+class CompareResult:
+    """What ``compare_experiment`` did.
+
+    Attributes
+    ----------
+    config : ExperimentConfig
+    output_dir : Path
+        Where the files went (``<results-dir>/significance`` unless given).
+    alpha : float
+    lines : tuple of str
+        One line per table (and noise rate): the tests' outcome, or why it was skipped.
+    paths : tuple of Path
+        The files written: per compared table ``<id>.md``, ``<id>.csv`` and its CD diagram(s).
+    """
+
+    config: ExperimentConfig
+    output_dir: Path
+    alpha: float
+    lines: tuple[str, ...]
+    paths: tuple[Path, ...]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
 
 
 # -- config and locations ----------------------------------------------------------------------
@@ -269,18 +300,15 @@ def _load_datasets(config, mirror, offline, log: Log):
     return config, datasets
 
 
-def _render(config, planned, store, out_dir: Path, log: Log):
-    """Summary, terminal text and written files of the plan's results: the store's, and the
-    done cells of ``out_dir``'s cells.csv that the store lacks (``store`` may be None: the
-    file's only)."""
-    from ..report.tables import render_terminal, selected_fits, summarize, write_outputs
-    from .reference import (cells_frame, current_cells, known_results, merged_cells,
-                            with_phase1_train_error)
+def _known_summary(config, planned, store, out_dir: Path, log: Log):
+    """(results, summary) of the plan: every result known — the store's, and the done cells
+    of ``out_dir``'s cells.csv that the store lacks (``store`` may be None: the file's only)
+    — and the long summary of every table (``report.tables.summarize``)."""
+    from ..report.tables import summarize
+    from .reference import known_results
     from .store import empty_frame
     keys = [pc.cell.key for pc in planned]
     cells_path = out_dir / "cells.csv"
-    stored = (with_phase1_train_error(store, store.frame()) if store is not None
-              else empty_frame())
     # Tables and figures show everything known (the store, then the file), so a narrowed run
     # or a report on a partial store never writes a table with fewer cells than before.
     results, n_file = known_results(store.frame(keys=keys) if store is not None
@@ -288,7 +316,20 @@ def _render(config, planned, store, out_dir: Path, log: Log):
     if n_file:
         log(f"note: {n_file} done cells of this plan are taken from {cells_path} (the "
             f"store lacks them); --import-results {cells_path} puts them in the store")
-    summary_df = summarize(config, planned, results)
+    return results, summarize(config, planned, results)
+
+
+def _render(config, planned, store, out_dir: Path, log: Log):
+    """Summary, terminal text and written files of the plan's results: the store's, and the
+    done cells of ``out_dir``'s cells.csv that the store lacks (``store`` may be None: the
+    file's only)."""
+    from ..report.tables import render_terminal, selected_fits, write_outputs
+    from .reference import cells_frame, current_cells, merged_cells, with_phase1_train_error
+    from .store import empty_frame
+    cells_path = out_dir / "cells.csv"
+    stored = (with_phase1_train_error(store, store.frame()) if store is not None
+              else empty_frame())
+    results, summary_df = _known_summary(config, planned, store, out_dir, log)
     # cells.csv holds every done cell of the store (of the algorithms' current versions), so
     # configs that share an experiment (uci.yaml and noise.yaml) share one per-cell file; the
     # rows it already has for cells this store lacks are kept, not erased.
@@ -589,6 +630,22 @@ def _mark_datasets_without_results(config, planned, store, out_dir: Path):
         for d in absent))
 
 
+@contextlib.contextmanager
+def _results_store(config, store_file: Path, out_dir: Path, quick: bool):
+    """The result store to render from, read only; None when there is none but the results
+    folder has a ``cells.csv`` (a clean clone renders the committed per-cell results alone,
+    and no store is created); UserError when there is neither."""
+    if store_file.exists():
+        with _open_store(store_file) as store:
+            yield store
+        return
+    if not (out_dir / "cells.csv").exists():
+        raise UserError(f"{store_file}: no result store (nor {out_dir / 'cells.csv'}); "
+                        f"run `mcboost run {config.path}" + (" --quick" if quick else "")
+                        + "` first")
+    yield None
+
+
 def report_experiment(config: ExperimentConfig | str | os.PathLike, *, store_path=None,
                       results_dir=None, quick: bool = False,
                       sources: Mapping[str, str] | None = None,
@@ -618,20 +675,92 @@ def report_experiment(config: ExperimentConfig | str | os.PathLike, *, store_pat
     store_file, out_dir = experiment_paths(config, store_path, results_dir)
     check_output_dir(out_dir, f"--results-dir {out_dir}" if results_dir
                      else f"results folder {out_dir}", "give a writable folder with --results-dir")
-    if not store_file.exists():
-        if not (out_dir / "cells.csv").exists():
-            raise UserError(f"{store_file}: no result store (nor {out_dir / 'cells.csv'}); "
-                            f"run `mcboost run {config.path}" + (" --quick" if quick else "")
-                            + "` first")
-        # A clean clone: render from the committed per-cell results alone.
-        config = _mark_datasets_without_results(config, planned, None, out_dir)
-        summary_df, text, paths = _render(config, planned, None, out_dir, log)
-    else:
-        with _open_store(store_file) as store:
-            config = _mark_datasets_without_results(config, planned, store, out_dir)
-            summary_df, text, paths = _render(config, planned, store, out_dir, log)
+    with _results_store(config, store_file, out_dir, quick) as store:
+        config = _mark_datasets_without_results(config, planned, store, out_dir)
+        summary_df, text, paths = _render(config, planned, store, out_dir, log)
     return ExperimentResult(config=config, store_path=store_file, results_dir=out_dir,
                             text=text, paths=paths, tables=summary_df)
+
+
+def compare_experiment(config: ExperimentConfig | str | os.PathLike, *, tables=None,
+                       algorithms=None, alpha: float | None = None, fmt: str | None = None, store_path=None,
+                       results_dir=None, output_dir=None, quick: bool = False,
+                       sources: Mapping[str, str] | None = None,
+                       log: Log | None = None) -> CompareResult:
+    """Significance tests of the algorithms of a config's tables over their datasets
+    (``mcboost compare``): for each table (and noise rate), Friedman's test with Iman and
+    Davenport's F, Nemenyi's critical difference and Holm-corrected Wilcoxon tests, on the
+    mean test errors of the results ``report_experiment`` renders (the store, then the
+    results folder's ``cells.csv``). Nothing is fitted and the tables are not rewritten.
+
+    Parameters
+    ----------
+    config : ExperimentConfig or path
+    tables : list of str, or one comma-separated str, optional
+        Table ids (default: the config's ``stats.tables``, else every table).
+    algorithms : list of str, or one comma-separated str, optional
+        Column labels: compare only these algorithms (default: every column). Leaving out
+        an algorithm that lacks results on some datasets keeps those datasets.
+    alpha : float, optional
+        Significance level in (0, 1) (default: the config's ``stats.alpha``, else 0.05).
+    fmt : "png" or "svg", optional
+        Format of the critical-difference diagrams (default: ``stats.format``, else png).
+    store_path, results_dir, quick, sources, log
+        As for ``report_experiment``.
+    output_dir : path, optional
+        Where the files go (default ``<results-dir>/significance``).
+
+    Raises
+    ------
+    UserError
+        Bad config, table id, alpha or format; an output folder that cannot be written;
+        neither a store nor a ``cells.csv`` to read.
+    """
+    from ..report.significance import DIAGRAM_FORMATS, write_comparisons
+    from .plan import expand
+    from .preflight import check_output_dir
+    log = log or _print_to_stderr
+    config = load_experiment(config, quick=quick, sources=sources)
+    alpha = config.stats.alpha if alpha is None else alpha
+    if (isinstance(alpha, bool) or not isinstance(alpha, numbers.Real)
+            or not 0.0 < float(alpha) < 1.0):
+        raise UserError(f"--alpha: {alpha!r} is not valid; expected a number in (0, 1), "
+                        f"e.g. 0.05")
+    fmt = config.stats.format if fmt is None else fmt
+    if fmt not in DIAGRAM_FORMATS:
+        raise UserError(f"--format: {fmt!r} is not valid; expected one of "
+                        f"{', '.join(DIAGRAM_FORMATS)}")
+    chosen = _names(tables) if tables is not None else config.stats.tables
+    ids = [t.id for t in config.tables]
+    for name in chosen or ():
+        if name not in ids:
+            raise UserError(f"--table {name}: not a table of {config.path}; its tables: "
+                            f"{', '.join(ids)}")
+    labels = _names(algorithms)
+    if labels is not None:
+        known = {e.label for t in config.tables if chosen is None or t.id in chosen
+                 for e in t.algorithms}
+        for label in labels:
+            if label not in known:
+                raise UserError(f"--algorithms {label}: not a column of the compared tables "
+                                f"of {config.path}; their columns: {', '.join(sorted(known))}")
+    store_file, out_dir = experiment_paths(config, store_path, results_dir)
+    target = Path(output_dir) if output_dir else out_dir / "significance"
+    check_output_dir(target, f"--output-dir {target}" if output_dir
+                     else f"significance folder {target}",
+                     "give a writable folder with --output-dir")
+    planned = expand(config)
+    with _results_store(config, store_file, out_dir, quick) as store:
+        _, summary = _known_summary(config, planned, store, out_dir, log)
+    try:
+        lines, paths = write_comparisons(config, summary, target, chosen, float(alpha), fmt,
+                                         labels)
+    except OSError as e:
+        raise UserError(f"cannot write the significance files to {target} "
+                        f"({e.strerror or e}); give a writable folder with --output-dir") \
+            from None
+    return CompareResult(config=config, output_dir=target, alpha=float(alpha),
+                         lines=tuple(lines), paths=tuple(paths))
 
 
 def recheck_experiment(config: ExperimentConfig | str | os.PathLike, *, cells_file=None,
