@@ -215,7 +215,7 @@ def test_adaboost_m1_with_two_classes_equals_samme():
     np.testing.assert_allclose(a.forest_.alpha, b.forest_.alpha, rtol=1e-12)
     # M1 shrinks the hits by beta, SAMME grows the misses by 1/beta: equal after normalising,
     # up to rounding.
-    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), rtol=1e-9)
+    np.testing.assert_allclose(a.class_scores(X), b.class_scores(X), rtol=1e-9)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
 
 
@@ -226,7 +226,7 @@ def test_adaboost_m1_stops_when_weighted_error_reaches_half():
     y = np.arange(500) % 10
     m1 = AdaBoostM1(n_rounds=20, max_depth=1).fit(X, y)
     assert m1.n_rounds_ == 0 and "0.5" in m1.stop_reason_
-    np.testing.assert_array_equal(m1.decision_function(X), 0.0)
+    np.testing.assert_array_equal(m1.class_scores(X), 0.0)
     # SAMME's limit is 1 - 1/K = 0.9, so it boosts on.
     assert SAMME(n_rounds=20, max_depth=1).fit(X, y).n_rounds_ == 20
 
@@ -265,7 +265,7 @@ def test_adaboost_mh_hamming_loss_is_bounded_by_product_of_z():
             zs.clear()
             est.set_params(n_rounds=T).fit(X, y)
             bound = float(np.prod(zs))
-            F = est.decision_function(X)
+            F = est.class_scores(X)
             hamming = np.mean(np.sign(F) != Y)
             assert hamming <= bound + 1e-12
             assert all(z <= 1.0 + 1e-12 for z in zs)
@@ -302,10 +302,10 @@ def test_adaboost_mh_two_leaves_is_the_stump_fit(seed):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(stumps.train_errors_, two.train_errors_)
     np.testing.assert_array_equal(stumps.eval_errors_, two.eval_errors_)
-    np.testing.assert_array_equal(stumps.decision_function(Xv), two.decision_function(Xv))
+    np.testing.assert_array_equal(stumps.class_scores(Xv), two.class_scores(Xv))
     eight = AdaBoostMH(n_rounds=25, max_leaves=8).fit(X, y)
     assert eight.forest_.n_nodes_total > stumps.forest_.n_nodes_total
-    assert not np.array_equal(eight.decision_function(X), stumps.decision_function(X))
+    assert not np.array_equal(eight.class_scores(X), stumps.class_scores(X))
 
 
 def _adaboost_mh_reference(X_binned, y, n_bins, K, n_rounds, max_leaves):
@@ -359,7 +359,7 @@ def test_adaboost_mh_best_first_equals_the_plain_algorithm_on_naive_trees(max_le
         assert f.feature[o:o + m].tolist() == tree["feature"].tolist()
         internal = tree["left"] >= 0
         assert f.threshold[o:o + m][internal].tolist() == tree["threshold"][internal].tolist()
-        np.testing.assert_allclose(ours.decision_function(X, n_rounds=t + 1), ref_scores,
+        np.testing.assert_allclose(ours.class_scores(X, n_rounds=t + 1), ref_scores,
                                    rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(ours.predict(X), np.argmax(scores[-1], axis=1))
 

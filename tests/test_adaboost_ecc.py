@@ -103,7 +103,7 @@ def test_fit_equals_brute_force_reference():
     Xb = est._bin(X)
     ref = _ecc_reference(Xb, est.bin_mapper_.n_bins_, y, K, 25, 11)
     assert est.n_rounds_ == len(ref) == 25
-    for t, scores in enumerate(est.staged_decision_function(X)):
+    for t, scores in enumerate(est.staged_class_scores(X)):
         np.testing.assert_allclose(scores, ref[t], rtol=1e-10, atol=1e-12)
 
 
@@ -129,7 +129,7 @@ def test_pseudo_loss_falls_every_round():
     est = AdaBoostECC(n_rounds=40, random_state=2).fit(X, y)
     n, K = len(y), 6
     losses = []
-    for f in est.staged_decision_function(X):
+    for f in est.staged_class_scores(X):
         margin = (f - f[np.arange(n), y][:, None]) / 2
         e = np.exp(margin)
         e[np.arange(n), y] = 0.0
@@ -147,7 +147,7 @@ def test_colorings_are_random_halves_fixed_by_the_seed():
     assert np.all((a.colorings_ == 1).sum(axis=1) == 3)       # floor(7 / 2) labels are +1
     assert np.all(np.abs(a.colorings_) == 1)
     np.testing.assert_array_equal(a.colorings_, b.colorings_)
-    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    np.testing.assert_array_equal(a.class_scores(X), b.class_scores(X))
     assert not np.array_equal(a.colorings_, c.colorings_)
     # Over many rounds each label is +1 about half the time (a uniform permutation).
     mus = np.array([coloring_of_round(0, t, 7) for t in range(700)])

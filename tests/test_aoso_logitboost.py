@@ -105,7 +105,7 @@ def test_fit_equals_brute_force_reference(K):
     X, y = _data(K=K)
     est = AOSOLogitBoost(n_rounds=25, learning_rate=0.5, max_bins=12).fit(X, y)
     ref = _aoso_reference(est._bin(X), est.bin_mapper_.n_bins_, y, K, 25, 0.5)
-    for t, scores in enumerate(est.staged_decision_function(X)):
+    for t, scores in enumerate(est.staged_class_scores(X)):
         np.testing.assert_allclose(scores, ref[t], rtol=1e-9, atol=1e-12)
 
 
@@ -120,7 +120,7 @@ def test_two_classes_is_binary_logitboost():
     Xb, n_bins = est._bin(X), est.bin_mapper_.n_bins_
     ystar = (y == 0).astype(float)
     log_odds = np.zeros(len(y))
-    for scores in est.staged_decision_function(X):
+    for scores in est.staged_class_scores(X):
         p = 1 / (1 + np.exp(-log_odds))
         w = p * (1 - p)
         z = (ystar - p) / w
@@ -139,7 +139,7 @@ def test_two_classes_is_binary_logitboost():
 def test_recorded_loss_is_the_multinomial_loss_of_the_scores():
     X, y = _data(4, K=4)
     est = AOSOLogitBoost(n_rounds=20).fit(X, y)
-    losses = [multinomial_loss(f, y) for f in est.staged_decision_function(X)]
+    losses = [multinomial_loss(f, y) for f in est.staged_class_scores(X)]
     np.testing.assert_allclose(est.train_losses_, losses, rtol=1e-10)
     # Newton steps with shrinkage 0.1 on this data lower it every round (the paper states no
     # guarantee; a sign error in the step or the pair would raise it).

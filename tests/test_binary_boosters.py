@@ -36,7 +36,7 @@ def _noisy_data(seed, n=300, F=4, noise=0.15):
 
 def _staged_f(est, X, n_rounds=None):
     """F_t(x) = (score of class 1 - score of class 0) / 2 after each round t."""
-    out = [(s[:, 1] - s[:, 0]) / 2.0 for s in est.staged_decision_function(X)]
+    out = [(s[:, 1] - s[:, 0]) / 2.0 for s in est.staged_class_scores(X)]
     return np.array(out[:n_rounds])
 
 
@@ -294,7 +294,7 @@ def test_logitboost_stumps_equal_mullogitboost_two_leaves_on_two_classes():
     X, y = _noisy_data(7)
     ours = LogitBoost(n_rounds=30, max_depth=1).fit(X, y)
     mul = MulLogitBoost(n_rounds=30, max_leaves=2).fit(X, y)
-    for a, b in zip(ours.staged_decision_function(X), mul.staged_decision_function(X)):
+    for a, b in zip(ours.staged_class_scores(X), mul.staged_class_scores(X)):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(ours.train_errors_, mul.train_errors_)
 
@@ -357,7 +357,7 @@ def test_capped_logitboost_need_not_descend_the_binomial_loss():
     assert np.all(np.diff(plain.train_losses_) < 0)
     # 0 and numpy.inf both mean no cap.
     inf = LogitBoost(n_rounds=300, max_depth=1, max_abs_response=np.inf).fit(X, y)
-    np.testing.assert_array_equal(inf.decision_function(X), plain.decision_function(X))
+    np.testing.assert_array_equal(inf.class_scores(X), plain.class_scores(X))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -380,8 +380,8 @@ def test_loss_tolerance_stops_after_the_first_round_of_a_small_change(algo):
         assert short.n_rounds_ == expected, tol
         assert "loss_tolerance" in short.stop_reason_
         np.testing.assert_array_equal(short.train_losses_, full.train_losses_[:expected])
-        np.testing.assert_array_equal(short.decision_function(X),
-                                      full.decision_function(X, n_rounds=expected))
+        np.testing.assert_array_equal(short.class_scores(X),
+                                      full.class_scores(X, n_rounds=expected))
         # "less than": a tolerance equal to that change does not stop there.
         equal = algo(n_rounds=N, max_depth=1,
                      loss_tolerance=float(change[expected - 1])).fit(X, y)

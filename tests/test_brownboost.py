@@ -172,7 +172,7 @@ def test_time_crossing_inside_the_correlation_step_is_found():
 def _staged_margins(est, X, y):
     """r_k = y sum_{j<=k} alpha_j h_j(x) after every round k, y in {-1, +1}."""
     ypm = np.where(y == est.classes_[1], 1.0, -1.0)
-    return [ypm * (F[:, 1] - F[:, 0]) for F in est.staged_decision_function(X)]
+    return [ypm * (F[:, 1] - F[:, 0]) for F in est.staged_class_scores(X)]
 
 
 @pytest.mark.parametrize("cutoff,cutoff_is,depth", [(2.0, "time", 2), (0.1, "target_error", 1),

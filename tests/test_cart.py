@@ -184,7 +184,7 @@ def test_cross_validation_never_looks_at_eval_labels():
     for attr in ("ccp_alphas_", "cv_errors_", "train_errors_"):
         np.testing.assert_array_equal(getattr(a, attr), getattr(b, attr))
     assert a.subtree_index_ == b.subtree_index_
-    np.testing.assert_array_equal(a.decision_function(Xt), b.decision_function(Xt))
+    np.testing.assert_array_equal(a.class_scores(Xt), b.class_scores(Xt))
     assert not np.array_equal(a.eval_errors_, b.eval_errors_)   # the scrambling was seen
 
 

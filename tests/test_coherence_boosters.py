@@ -108,7 +108,7 @@ def test_rounds_equal_a_brute_force_reimplementation_with_the_naive_tree(cls, K)
     Xb = est.bin_mapper_.transform(X)
     n_bins = est.bin_mapper_.n_bins_
     ref = _reference_rounds(cls.name, Xb, n_bins, y, K, 4, 5)
-    for t, scores in enumerate(est.staged_decision_function(X)):
+    for t, scores in enumerate(est.staged_class_scores(X)):
         np.testing.assert_allclose(scores, ref[t], rtol=1e-9, atol=1e-9,
                                    err_msg=f"round {t + 1}")
         np.testing.assert_allclose(scores.sum(axis=1), 0.0, atol=1e-9)   # sum-to-zero
@@ -119,7 +119,7 @@ def test_gentleboost_c_at_another_temperature_equals_the_brute_force_rounds():
     est = GentleBoostC(n_rounds=3, max_leaves=6, temperature=0.5).fit(X, y)
     ref = _reference_rounds("gentleboost_c", est.bin_mapper_.transform(X),
                             est.bin_mapper_.n_bins_, y, 4, 3, 6, temperature=0.5)
-    for t, scores in enumerate(est.staged_decision_function(X)):
+    for t, scores in enumerate(est.staged_class_scores(X)):
         np.testing.assert_allclose(scores, ref[t], rtol=1e-9, atol=1e-9)
 
 
@@ -138,7 +138,7 @@ def test_the_training_loss_decreases_over_the_first_rounds(cls):
     est = cls(n_rounds=6).fit(X, y)
     loss = LOSSES[cls.name]
     curve = [loss(np.zeros((len(y), 4)), y)]
-    curve += [loss(g, y) for g in est.staged_decision_function(X)]
+    curve += [loss(g, y) for g in est.staged_class_scores(X)]
     assert all(b < a for a, b in zip(curve, curve[1:])), curve
     assert est.train_errors_[-1] < est.train_errors_[0]
 
@@ -154,7 +154,7 @@ def test_mullogitboost_with_two_classes_is_binary_logitboost():
     Xb, n_bins = est.bin_mapper_.transform(X), est.bin_mapper_.n_bins_
     y_star = (y == 0).astype(float)              # class 0 is the "y = 1" of Alg. 3
     F = np.zeros(len(y))
-    for t, scores in enumerate(est.staged_decision_function(X)):
+    for t, scores in enumerate(est.staged_class_scores(X)):
         p = 1.0 / (1.0 + np.exp(-2.0 * F))
         z = np.clip((y_star - p) / (p * (1.0 - p)), -CAP, CAP)
         F = F + 0.5 * _naive_fit(Xb, n_bins, z, p * (1.0 - p), 6)
@@ -173,7 +173,7 @@ def test_gentleboost_e_with_two_classes_is_gentle_adaboost_with_a_doubled_step()
     Xb, n_bins = est.bin_mapper_.transform(X), est.bin_mapper_.n_bins_
     ypm = np.where(y == 0, 1.0, -1.0)
     F = np.zeros(len(y))
-    for scores in est.staged_decision_function(X):
+    for scores in est.staged_class_scores(X):
         w = np.exp(-ypm * F)
         F = F + 2.0 * _naive_fit(Xb, n_bins, ypm, w / w.sum(), 6)
         np.testing.assert_allclose(scores[:, 0], F, rtol=1e-9, atol=1e-9)
@@ -204,8 +204,8 @@ def test_gentleboost_c_and_mullogitboost_share_round_one_then_part():
     """Both start from beta = p = 1/m (Alg. 1 step 1; Alg. 6 at F = 0), so their first
     rounds are the same; from round 2, beta of eq. (5) carries the "1 +" and p does not."""
     X, y = _data(7, K=4)
-    c_fit = list(GentleBoostC(n_rounds=2, max_leaves=5).fit(X, y).staged_decision_function(X))
-    l_fit = list(MulLogitBoost(n_rounds=2, max_leaves=5).fit(X, y).staged_decision_function(X))
+    c_fit = list(GentleBoostC(n_rounds=2, max_leaves=5).fit(X, y).staged_class_scores(X))
+    l_fit = list(MulLogitBoost(n_rounds=2, max_leaves=5).fit(X, y).staged_class_scores(X))
     # (equal to rounding: Alg. 6's 1/m comes out of a log-space softmax)
     np.testing.assert_allclose(c_fit[0], l_fit[0], rtol=1e-12, atol=1e-14)
     assert not np.allclose(c_fit[1], l_fit[1])

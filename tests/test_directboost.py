@@ -155,13 +155,13 @@ def test_dmcboost_and_directboost_make_the_same_first_phase1_choices():
 
 
 def margins(est, X, y):
-    Fs = est.decision_function(X)
+    Fs = est.class_scores(X)
     c = float(np.sum(est.forest_.alpha))
     return (Fs[np.arange(len(y)), y] - Fs[np.arange(len(y)), 1 - y]) / c
 
 
 def strict_error_at(est, X, y, t):
-    Fs = est.decision_function(X, n_rounds=t)
+    Fs = est.class_scores(X, n_rounds=t)
     return int(np.sum(~(Fs[np.arange(len(y)), y] > Fs[np.arange(len(y)), 1 - y])))
 
 

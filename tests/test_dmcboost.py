@@ -629,7 +629,7 @@ def make_data(seed, n=240, K=4, F=4, noise=0.3):
 
 
 def normalised_margins(est, X, y):
-    F = est.decision_function(X)
+    F = est.class_scores(X)
     c = float(np.sum(est.forest_.alpha))
     code = np.searchsorted(est.classes_, y)
     fy = F[np.arange(len(y)), code].copy()
@@ -638,7 +638,7 @@ def normalised_margins(est, X, y):
 
 
 def strict_error(est, X, y):
-    F = est.decision_function(X)
+    F = est.class_scores(X)
     code = np.searchsorted(est.classes_, y)
     fy = F[np.arange(len(y)), code].copy()
     F[np.arange(len(y)), code] = -np.inf
@@ -686,7 +686,7 @@ def test_phase1_error_never_increases_and_phase2_objective_never_decreases(seed)
 
 
 def strict_error_at_round(est, X, y, t):
-    F = est.decision_function(X, n_rounds=t)
+    F = est.class_scores(X, n_rounds=t)
     code = np.searchsorted(est.classes_, y)
     fy = F[np.arange(len(y)), code].copy()
     F[np.arange(len(y)), code] = -np.inf
@@ -756,7 +756,7 @@ def test_first_round_and_phase_bookkeeping():
     est = DMCBoost(n_rounds=5, max_depth=2).fit(X, y)
     # Round 1: every score 0, the interval (0, inf); alpha_1 is the exponential loss's
     # minimiser along the first tree (or the unit when that minimiser is 0).
-    vote = np.argmax(est.decision_function(X, n_rounds=1), axis=1).astype(np.int32)
+    vote = np.argmax(est.class_scores(X, n_rounds=1), axis=1).astype(np.int32)
     code = np.searchsorted(est.classes_, y).astype(np.int32)
     a1 = est.forest_.alpha[0]
     z = np.zeros((len(y), len(est.classes_)))

@@ -94,19 +94,19 @@ def test_staged_predict_ends_at_predict(algo):
     est = algo(**algo.test_params).fit(X, y)
     *_, last = est.staged_predict(X)
     np.testing.assert_array_equal(last, est.predict(X))
-    np.testing.assert_array_equal(np.argmax(est.decision_function(X), axis=1),
+    np.testing.assert_array_equal(np.argmax(est.class_scores(X), axis=1),
                                   np.searchsorted(est.classes_, est.predict(X)))
-    # decision_function(n_rounds=t) is the t-th staged score.
-    staged = list(est.staged_decision_function(X))
+    # class_scores(n_rounds=t) is the t-th staged score.
+    staged = list(est.staged_class_scores(X))
     t = max(1, est.n_rounds_ // 2)
-    np.testing.assert_allclose(est.decision_function(X, n_rounds=t), staged[t - 1])
+    np.testing.assert_allclose(est.class_scores(X, n_rounds=t), staged[t - 1])
 
 
 def test_deterministic(algo):
     X, y = _data(3, algo=algo)
     a = algo(**algo.test_params).fit(X, y)
     b = algo(**algo.test_params).fit(X, y)
-    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    np.testing.assert_array_equal(a.class_scores(X), b.class_scores(X))
     np.testing.assert_array_equal(a.train_errors_, b.train_errors_)
 
 
@@ -117,7 +117,7 @@ def test_prebinned_input_gives_the_same_model(algo):
     # With the raw values as the runner's folds carry them (the models that read values,
     # not bins, need them: similarity learners, SVM, neural nets; the others ignore them).
     b = algo(**algo.test_params).fit(Binned(mapper.transform(X), mapper, raw=X), y)
-    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    np.testing.assert_array_equal(a.class_scores(X), b.class_scores(X))
 
 
 def test_string_labels_and_unseen_eval_labels(algo):
@@ -224,7 +224,7 @@ def test_fit_stopped_midway_resumes_from_its_checkpoint_bit_for_bit(algo, tmp_pa
     resumed = algo(**params).fit(X, y, eval_set=[(Xv, yv)], checkpoint=resumed_ckpt)
     assert resumed_ckpt.resumed_round == stop
     _assert_same_fit(full, resumed)
-    np.testing.assert_array_equal(full.decision_function(Xv), resumed.decision_function(Xv))
+    np.testing.assert_array_equal(full.class_scores(Xv), resumed.class_scores(Xv))
 
 
 @pytest.mark.parametrize("algo", MULTI_ROUND, ids=CASE_ID.get)
@@ -298,7 +298,7 @@ def test_a_fit_from_a_siblings_shared_prefix_equals_a_fit_from_round_one(algo):
     assert sibling.prefix_rounds_ >= 1
     sibling.prefix_rounds_ = 0           # the one attribute that tells them apart
     _assert_same_fit(fresh, sibling)
-    np.testing.assert_array_equal(fresh.decision_function(Xv), sibling.decision_function(Xv))
+    np.testing.assert_array_equal(fresh.class_scores(Xv), sibling.class_scores(Xv))
     # A parameter the prefix depends on (the tree depth) makes another prefix.
     deeper = algo(**dict(other, max_depth=other.get("max_depth", 3) + 1))
     deeper.fit(X, y, prefix=store)

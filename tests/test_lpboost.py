@@ -63,7 +63,7 @@ def direct_primal(M, D):
 
 
 def bottom_average_margin(est, X, y, n_rounds=None):
-    F = est.decision_function(X, n_rounds)
+    F = est.class_scores(X, n_rounds)
     margin = (F[:, 1] - F[:, 0]) * np.where(y == 1, 1.0, -1.0)
     return np.sort(margin)[:est.n_prime_].mean()
 
@@ -300,7 +300,7 @@ def fitted_numbers(est, Xv):
             [est.dual_weights_, est.slacks_, est.soft_margins_, est.edges_, est.lp_iterations_,
              est.train_errors_, est.eval_errors_, *f.weight_path, np.asarray(f.alpha),
              f.feature[:f.n_nodes_total], f.threshold[:f.n_nodes_total],
-             f.leaf_label[:f.n_nodes_total], est.decision_function(Xv)])
+             f.leaf_label[:f.n_nodes_total], est.class_scores(Xv)])
 
 
 @pytest.mark.parametrize("depth, frac, stop", [(3, 0.1, 1), (3, 0.1, 17), (1, 0.004, 9)])

@@ -87,4 +87,4 @@ def test_directboost_order_fits_are_the_same_with_the_fast_search(depth, frac):
         assert np.asarray(a.objective_).tobytes() == np.asarray(b.objective_).tobytes()
         np.testing.assert_array_equal(a.train_errors_, b.train_errors_)
         np.testing.assert_array_equal(a.relaxed_, b.relaxed_)
-        assert a.decision_function(X).tobytes() == b.decision_function(X).tobytes()
+        assert a.class_scores(X).tobytes() == b.class_scores(X).tobytes()

@@ -152,7 +152,7 @@ def test_two_classes_reduce_to_binary_adaboost(algo, depth, seed):
     est = algo(n_rounds=T, max_depth=depth, max_bins=32).fit(X, y)
     assert est.n_rounds_ == len(alphas) == T
     np.testing.assert_allclose(est.forest_.alpha, alphas, rtol=1e-8)
-    S = est.decision_function(X)
+    S = est.class_scores(X)
     if algo is AdaBoostCost:                          # f(x, 0) - f(x, 1) is AdaBoost's F
         np.testing.assert_allclose(S[:, 0] - S[:, 1], F, rtol=1e-8, atol=1e-10)
     else:                                             # <f, y^1> = f = F, <f, y^2> = -F
@@ -178,7 +178,7 @@ def test_mcboost_risk_never_increases_and_steps_are_exact(algo, params):
     prev = np.zeros((n, M))
     risks = [_mcboost_risk(prev, y)]
     assert risks[0] == pytest.approx(n * M)           # f^0 = 0: every term is 1
-    for t, S in enumerate(est.staged_decision_function(X)):
+    for t, S in enumerate(est.staged_class_scores(X)):
         risks.append(_mcboost_risk(S, y))
         # The round's step along its weak learner: D = (S - prev) / alpha; the derivative of
         # the risk along D vanishes at alpha (eqs. (26)/(33): alpha is the argmin).
@@ -201,7 +201,7 @@ def test_cd_mcboost_cycles_components_and_gd_leaves_are_codewords():
     cd = CDMCBoost(n_rounds=9).fit(X, y)
     Y = cd.codewords_
     prev = np.zeros((len(y), M))
-    for t, S in enumerate(cd.staged_decision_function(X)):
+    for t, S in enumerate(cd.staged_class_scores(X)):
         # f_j += alpha g with g = +-1: the score change is +-alpha y^k_j, j = t mod (M - 1).
         j = t % (M - 1)
         delta = (S - prev) / cd.forest_.alpha[t]
@@ -212,7 +212,7 @@ def test_cd_mcboost_cycles_components_and_gd_leaves_are_codewords():
     gd = GDMCBoost(n_rounds=5, max_depth=2).fit(X, y)
     prev = np.zeros((len(y), M))
     gram = simplex_gram(M)
-    for t, S in enumerate(gd.staged_decision_function(X)):
+    for t, S in enumerate(gd.staged_class_scores(X)):
         delta = (S - prev) / gd.forest_.alpha[t]
         # Every sample's change is alpha <y^c, y^k> for the codeword c of its leaf.
         c = np.argmax(delta, axis=1)
@@ -229,7 +229,7 @@ def test_gd_mcboost_step_has_the_closed_form():
     est = GDMCBoost(n_rounds=12, max_depth=2).fit(X, y)
     prev = np.zeros((n, M))
     b = M / (2.0 * (M - 1))
-    for t, S in enumerate(est.staged_decision_function(X)):
+    for t, S in enumerate(est.staged_class_scores(X)):
         h = np.argmax(S - prev, axis=1)                   # the leaf's codeword per sample
         c = np.exp(0.5 * (prev - prev[np.arange(n), y][:, None]))
         c[np.arange(n), y] = 0.0
@@ -378,7 +378,7 @@ def test_adaboost_cost_follows_adaboost_mm():
     assert est.n_rounds_ == 20
     prev = np.zeros((n, K))
     losses = [float(n * (K - 1))]
-    for t, S in enumerate(est.staged_decision_function(X)):
+    for t, S in enumerate(est.staged_class_scores(X)):
         step = S - prev
         h = np.argmax(step, axis=1)                       # the label each sample received
         alpha = est.forest_.alpha[t]
@@ -403,7 +403,7 @@ def test_adaboost_cost_tree_minimises_the_cost_among_stumps():
     n, K = len(y), 3
     est = AdaBoostCost(n_rounds=6, max_depth=1, max_bins=16).fit(X, y)
     prev = np.zeros((n, K))
-    for S in est.staged_decision_function(X):
+    for S in est.staged_class_scores(X):
         C = np.exp(prev - prev[np.arange(n), y][:, None])
         C[np.arange(n), y] = 0.0
         C[np.arange(n), y] = -C.sum(axis=1)
@@ -436,7 +436,7 @@ def test_one_vs_all_is_k_binary_adaboosts_with_the_same_weak_learner_budget():
         F[:, k], F_test[:, k], alphas = _binary_adaboost(
             Xb, np.where(y == k, 1.0, -1.0), n_bins, T, 1, mapper.transform(Xt))
         np.testing.assert_allclose(est.forest_.alpha[k::K], alphas, rtol=1e-9)
-    np.testing.assert_allclose(est.decision_function(X), F, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(est.class_scores(X), F, rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(est.predict(Xt), np.argmax(F_test, axis=1))
 
 
@@ -452,7 +452,7 @@ def test_separable_data_ends_the_fits_with_perfect_training_predictions():
     assert gd.n_rounds_ == 1 and "floor" in gd.stop_reason_
     np.testing.assert_array_equal(gd.predict(X), y)
     # The unbounded step drives the risk to its floor n in double precision.
-    assert _mcboost_risk(gd.decision_function(X), y) == pytest.approx(len(y), rel=1e-12)
+    assert _mcboost_risk(gd.class_scores(X), y) == pytest.approx(len(y), rel=1e-12)
     mm = AdaBoostCost(n_rounds=10, max_depth=2).fit(X, y)
     assert mm.n_rounds_ == 1 and "edge 1" in mm.stop_reason_
     np.testing.assert_array_equal(mm.predict(X), y)

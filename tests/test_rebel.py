@@ -237,7 +237,7 @@ def test_training_loss_decreases_every_round(weak_learner, vector_step, outputs)
 def test_training_loss_is_the_loss_of_the_stored_scores():
     X, y = _data(2, n=80, K=3)
     est = REBEL(n_rounds=25).fit(X, y)
-    H = est.decision_function(X)
+    H = est.class_scores(X)
     code = np.searchsorted(est.classes_, y)
     Y = np.ones_like(H)
     Y[np.arange(len(y)), code] = -1.0
@@ -319,7 +319,7 @@ def test_isolated_similarities_predict_like_a_constant_far_from_the_training_poi
     est = REBEL(n_rounds=30, weak_learner="isolated").fit(X, y)
     far = np.full((1, X.shape[1]), 1e6)
     n = est.n_rounds_
-    np.testing.assert_allclose(est.decision_function(far)[0],
+    np.testing.assert_allclose(est.class_scores(far)[0],
                                -est.forest_.accum[:n].sum(axis=0), rtol=1e-6, atol=1e-9)
 
 
@@ -330,7 +330,7 @@ def test_similarities_use_raw_values_and_refuse_missing_ones():
         REBEL(n_rounds=2).fit(Binned(mapper.transform(X), mapper), y)
     a = REBEL(n_rounds=5).fit(X, y)
     b = REBEL(n_rounds=5).fit(Binned(mapper.transform(X), mapper, raw=X), y)
-    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    np.testing.assert_array_equal(a.class_scores(X), b.class_scores(X))
     X2 = X.copy()
     X2[0, 0] = np.nan
     with pytest.raises(ValueError, match="missing"):

@@ -101,8 +101,8 @@ def test_fit_curves_equal_naive_argmax_of_staged_scores(name, algo, K):
     est = algo(**algo.test_params).fit(X, y, eval_set=[(Xv, yv)])
     assert est.n_rounds_ > 0, "no round kept: the curves would compare nothing"
     classes = est.classes_
-    train = [np.mean(classes[np.argmax(s, axis=1)] != y) for s in est.staged_decision_function(X)]
+    train = [np.mean(classes[np.argmax(s, axis=1)] != y) for s in est.staged_class_scores(X)]
     evals = [np.mean(classes[np.argmax(s, axis=1)] != yv)
-             for s in est.staged_decision_function(Xv)]
+             for s in est.staged_class_scores(Xv)]
     np.testing.assert_array_equal(est.train_errors_, train)
     np.testing.assert_array_equal(est.eval_errors_[0], evals)

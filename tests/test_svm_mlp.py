@@ -130,7 +130,7 @@ def test_one_round_whose_votes_are_the_predictions_and_curves_of_every_set():
         pred = est.predict(Xv)
         assert est.eval_errors_[0, 0] == np.mean(pred != yv)
         assert est.eval_errors_[1, 0] == est.train_errors_[0] == np.mean(est.predict(X) != y)
-        scores = est.decision_function(Xv)
+        scores = est.class_scores(Xv)
         assert set(np.unique(scores)) == {0.0, 1.0} and np.all(scores.sum(axis=1) == 1.0)
         assert est.stop_reason_.startswith("one model (scikit-learn ")
 

@@ -97,6 +97,9 @@ class SklearnModel(BaseBoosting):
     def _bin(self, X):
         return self._finite_raw(X)
 
+    def _accepts_missing_values(self) -> bool:
+        return False     # the pipeline reads values: NaN is refused (``_finite_raw``)
+
     def _finite_raw(self, X) -> np.ndarray:
         raw = self._raw(X)
         if not np.isfinite(raw).all():

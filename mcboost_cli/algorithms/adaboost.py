@@ -304,9 +304,9 @@ class AdaBoost(AdaBoostM1):
 
     def _init_state(self, X_binned, y, n_bins, hist_width):
         if self.n_classes_ != 2:
-            raise ValueError(f"adaboost is binary AdaBoost (Freund & Schapire 1997): y has "
-                             f"{self.n_classes_} classes, expected 2 (use adaboost_m1 or "
-                             f"samme for more)")
+            raise ValueError(f"Only binary classification is supported by adaboost, binary "
+                             f"AdaBoost (Freund & Schapire 1997): y has {self.n_classes_} "
+                             f"classes, expected 2 (use adaboost_m1 or samme for more)")
         self._init_loss_rule(X_binned.shape[0])
         super()._init_state(X_binned, y, n_bins, hist_width)
         self._loss = 1.0            # L_0: f = 0

@@ -59,6 +59,7 @@ import numpy as np
 from .._dtypes import SCORE_DTYPE, X_DTYPE, Y_DTYPE
 from ..learners.binning import Binned, BinMapper
 from ..learners.forest import DeferredLabelVotes
+from ._estimator_api import ESTIMATOR_BASES, check_eval_set, check_fitted, check_X, check_y
 
 
 class RoundOutcome(Enum):
@@ -69,8 +70,14 @@ class RoundOutcome(Enum):
     DISCARD_STOP = "discard_stop"  # round rejected (e.g. weighted error >= 1/2), stop
 
 
-class BaseBoosting(ABC):
+class BaseBoosting(*ESTIMATOR_BASES, ABC):
     """Template for multi-class boosters over binned features.
+
+    Every algorithm is a scikit-learn classifier (``_estimator_api``: scikit-learn's
+    ``ClassifierMixin`` and ``BaseEstimator`` are the bases when it is installed):
+    ``fit(X, y)`` takes labels of any one type, ``predict`` returns them, ``decision_function``
+    has scikit-learn's shape (``class_scores`` is the papers' F(x, k) of every class), and
+    bad input is a one-line ``ValueError``.
 
     Class attributes (the registry reads them): ``name``, ``family``, ``reference``,
     ``version``, ``param_specs``, ``test_params``; optionally ``test_param_variants``
@@ -78,8 +85,9 @@ class BaseBoosting(ABC):
 
     Fitted attributes
     -----------------
-    classes_ : ndarray, the class labels in code order
+    classes_ : ndarray, the class labels in code order (sorted, as ``np.unique(y)``)
     n_classes_ : int
+    n_features_in_ : int, columns of the X given to ``fit``
     bin_mapper_ : BinMapper
     forest_ : Forest
     n_rounds_ : int, rounds kept
@@ -109,6 +117,30 @@ class BaseBoosting(ABC):
     def __repr__(self):
         ps = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({ps})"
+
+    # -- scikit-learn's estimator protocol -------------------------------------------------------
+    # Two-class algorithms (binary AdaBoost, LogitBoost, LPBoost, BrownBoost, DirectBoost)
+    # declare ``binary_only = True``: the generic checks then give them two classes, and their
+    # scikit-learn tags say they are not multi-class.
+    binary_only = False
+
+    def _accepts_missing_values(self) -> bool:
+        """Whether X may hold NaN: the binned learners put it in the missing bin (always the
+        right side of a split); an algorithm that reads the values themselves and refuses
+        NaN (SVM, MLP, REBEL's similarities) says False."""
+        return True
+
+    def __sklearn_tags__(self):
+        # Called by scikit-learn only, hence with scikit-learn's bases present.
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = self._accepts_missing_values()
+        tags.input_tags.sparse = False
+        tags.classifier_tags.multi_class = not self.binary_only
+        return tags
+
+    def __sklearn_is_fitted__(self) -> bool:
+        # ``n_rounds_`` is set when a fit ends (an interrupted fit leaves no model).
+        return hasattr(self, "n_rounds_")
 
     # -- data preparation ------------------------------------------------------------------------
     def _bin_fit(self, X):
@@ -188,17 +220,21 @@ class BaseBoosting(ABC):
             only by algorithms with ``_prefix_free_params``; the fitted model does not depend
             on it. ``prefix_rounds_`` tells how many rounds came from it (0: none).
         """
+        X = check_X(self, X, reset=True)
+        n_features = X.codes.shape[1] if isinstance(X, Binned) else X.shape[1]
+        y = check_y(self, y, X.codes.shape[0] if isinstance(X, Binned) else X.shape[0])
+        classes = np.unique(y)
+        if classes.shape[0] < 2:
+            raise ValueError(f"y has one class ({classes.tolist()[0]!r}); a classifier "
+                             f"needs at least two classes")
+        self.n_features_in_ = n_features
+        eval_set = check_eval_set(self, eval_set)
         X_binned, self.bin_mapper_ = self._bin_fit(X)
-        y = np.asarray(y)
-        if y.shape[0] != X_binned.shape[0]:
-            raise ValueError(f"X has {X_binned.shape[0]} rows but y has {y.shape[0]}")
-        self.classes_ = np.unique(y)
+        self.classes_ = classes
         self.n_classes_ = len(self.classes_)
-        if self.n_classes_ < 2:
-            raise ValueError("y has a single class; boosting needs at least two")
         y_code = self._encode(y)
         sets = [(X_binned, y_code)]
-        for Xe, ye in (eval_set or []):
+        for Xe, ye in eval_set:
             sets.append((self._bin(Xe), self._encode(ye)))
         # Histogram width: one past the largest bin present (the missing bin 255 if any).
         n_bins = self.bin_mapper_.n_bins_.astype(np.int32)
@@ -372,7 +408,14 @@ class BaseBoosting(ABC):
         return False
 
     # -- prediction ------------------------------------------------------------------------------
+    def _checked_X(self, X):
+        """X of a prediction method, checked (``_estimator_api.check_X``) after ``fit``."""
+        check_fitted(self)
+        return check_X(self, X, reset=False)
+
     def _staged_scores(self, X):
+        """Running class scores and argmax codes after each round, of a checked X (the
+        arrays are updated in place: copy what is kept)."""
         X_binned = self._bin(X)
         n = X_binned.shape[0]
         scores = np.zeros((n, self.n_classes_), SCORE_DTYPE)
@@ -382,10 +425,10 @@ class BaseBoosting(ABC):
             self.forest_.add_round(t, X_binned, dummy_y, scores, pred)
             yield scores, pred
 
-    def decision_function(self, X, n_rounds=None):
-        """Scores F(x, k) of the ensemble of the first ``n_rounds`` rounds (default: all)."""
+    def _class_scores(self, X, n_rounds=None):
         n_rounds = self.n_rounds_ if n_rounds is None else int(n_rounds)
-        out = np.zeros((self._bin(X).shape[0], self.n_classes_), SCORE_DTYPE)
+        n = X.codes.shape[0] if isinstance(X, Binned) else X.shape[0]
+        out = np.zeros((n, self.n_classes_), SCORE_DTYPE)
         if n_rounds <= 0:
             return out
         for t, (scores, _) in enumerate(self._staged_scores(X)):
@@ -394,17 +437,44 @@ class BaseBoosting(ABC):
                 break
         return out.copy()
 
+    def class_scores(self, X, n_rounds=None):
+        """Scores F(x, k) of every class (n_samples, n_classes_), of the ensemble of the first
+        ``n_rounds`` rounds (default: all); ``predict`` is the class of the largest (the
+        first of equal ones)."""
+        return self._class_scores(self._checked_X(X), n_rounds)
+
+    def staged_class_scores(self, X):
+        """``class_scores`` after each round."""
+        X = self._checked_X(X)
+        return (scores.copy() for scores, _ in self._staged_scores(X))
+
+    @staticmethod
+    def _decision(scores):
+        # scikit-learn's shape: with two classes one column, F(x, 1) - F(x, 0), positive for
+        # classes_[1] (its sign agrees with predict's argmax, ties going to classes_[0]).
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
+
+    def decision_function(self, X, n_rounds=None):
+        """scikit-learn's decision function of the first ``n_rounds`` rounds (default: all):
+        ``class_scores`` (n_samples, n_classes_), or with two classes the vector
+        F(x, 1) - F(x, 0) (n_samples,), as scikit-learn's ``AdaBoostClassifier``."""
+        return self._decision(self.class_scores(X, n_rounds))
+
     def staged_decision_function(self, X):
-        for scores, _ in self._staged_scores(X):
-            yield scores.copy()
+        """``decision_function`` after each round."""
+        return (self._decision(scores) for scores in self.staged_class_scores(X))
 
     def staged_predict(self, X):
         """Predictions after each round, as scikit-learn's ``staged_predict``."""
-        for _, pred in self._staged_scores(X):
-            yield self.classes_[pred]
+        X = self._checked_X(X)
+        return (self.classes_[pred] for _, pred in self._staged_scores(X))
 
     def predict(self, X, n_rounds=None):
-        return self.classes_[np.argmax(self.decision_function(X, n_rounds), axis=1)]
+        """The class labels (of ``classes_``, as given to ``fit``) of the ensemble of the
+        first ``n_rounds`` rounds (default: all)."""
+        scores = self.class_scores(X, n_rounds)     # checks X (and the fit) first
+        return self.classes_[np.argmax(scores, axis=1)]
 
-    def score(self, X, y):
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+    def score(self, X, y, sample_weight=None):
+        """Accuracy of ``predict`` on (X, y) (weighted by ``sample_weight`` if given)."""
+        return float(np.average(self.predict(X) == np.asarray(y), weights=sample_weight))

@@ -377,8 +377,9 @@ class BrownBoost(BaseBoosting):
     def _init_state(self, X_binned, y, n_bins, hist_width):
         K = self.n_classes_
         if K != 2:
-            raise ValueError(f"brownboost is a two-class booster: y has {K} classes; give "
-                             f"labels of two classes")
+            raise ValueError(f"Only binary classification is supported by brownboost, a "
+                             f"two-class booster: y has {K} classes; give labels of two "
+                             f"classes")
         if self.split_criterion not in _TREE_CRITERION:
             raise ValueError(f"split_criterion must be one of {tuple(_TREE_CRITERION)}, got "
                              f"{self.split_criterion!r}")

@@ -179,8 +179,9 @@ class DirectBoosting(BaseBoosting):
         n, n_features = X_binned.shape
         K = self.n_classes_
         if self.binary_only and K != 2:
-            raise ValueError(f"{type(self).__name__} is a binary classifier (DirectBoost, "
-                             f"NIPS 2013); y has {K} classes")
+            raise ValueError(f"Only binary classification is supported by "
+                             f"{type(self).__name__}, a binary classifier (DirectBoost, NIPS "
+                             f"2013): y has {K} classes")
         self._n_bins = n_bins
         self._y = y
         self._ws = ZeroOneWorkspace(n, n_features, hist_width, K, int(self.max_depth))

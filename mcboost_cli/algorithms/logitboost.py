@@ -251,9 +251,10 @@ class LogitBoost(BaseBoosting):
 
     def _init_state(self, X_binned, y, n_bins, hist_width):
         if self.n_classes_ != 2:
-            raise ValueError(f"logitboost is two-class LogitBoost (FHT 2000, Algorithm 3): y "
-                             f"has {self.n_classes_} classes, expected 2 (use mullogitboost "
-                             f"for more)")
+            raise ValueError(f"Only binary classification is supported by logitboost, "
+                             f"two-class LogitBoost (FHT 2000, Algorithm 3): y has "
+                             f"{self.n_classes_} classes, expected 2 (use mullogitboost for "
+                             f"more)")
         if not float(self.max_abs_response) >= 0.0:
             raise ValueError(f"max_abs_response must be a cap > 0 or 0 (no cap), got "
                              f"{self.max_abs_response!r}")

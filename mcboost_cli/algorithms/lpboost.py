@@ -449,9 +449,9 @@ class LPBoost(BaseBoosting):
         self._check_params()
         K = self.n_classes_
         if K != 2:
-            raise ValueError(f"lpboost is a binary classifier (Demiriz et al. 2002) and y has "
-                             f"{K} classes; for more classes use a multi-class booster such "
-                             f"as samme or gd_mcboost")
+            raise ValueError(f"Only binary classification is supported by lpboost, a binary "
+                             f"classifier (Demiriz et al. 2002): y has {K} classes; for more "
+                             f"classes use a multi-class booster such as samme or gd_mcboost")
         n, n_features = X_binned.shape
         self._n_bins = n_bins
         self.n_prime_ = max(1, min(n, int(round(float(self.n_prime_fraction) * n))))

@@ -184,7 +184,14 @@ class REBEL(BaseBoosting):
         if np.isnan(raw).any():
             raise ValueError("REBEL's similarities need every feature value; X has missing "
                              "values (NaN): impute them or use weak_learner='stump'")
+        if np.isinf(raw).any():
+            raise ValueError("REBEL's similarities need finite feature values; X has "
+                             "infinite values (inf): clip them or use weak_learner='stump'")
         return raw
+
+    def _accepts_missing_values(self) -> bool:
+        # Stumps read bins (NaN in the missing bin); similarities read the values.
+        return self.weak_learner == "stump"
 
     def _bin_fit(self, X):
         for spec in (VECTOR_STEP, SIMILARITY_OUTPUTS):

@@ -364,7 +364,7 @@ class ReweightedForest(Forest):
     X, y, scores, pred)`` *rewrites* ``scores`` and ``pred`` as those of that ensemble (its
     previous content is not read) and returns its error count: the base loop calls it once
     per kept round, in order, and so records, on every set, the errors of the ensemble as it
-    stood after each round; ``staged_predict`` and ``decision_function(X, n_rounds)`` give
+    stood after each round; ``staged_predict`` and ``class_scores(X, n_rounds)`` give
     the same ensembles. A round costs a walk of the trees of non-zero weight (an LP
     solution's are few: it is a vertex).
     """
