@@ -282,10 +282,20 @@ def compare(config_file, tables, only_algorithms, alpha, fmt, store_path, result
               help="How many cells to re-run (a fixed, varied sample of cheap cells).")
 @click.option("--max-seconds", type=click.FloatRange(min=0), default=5.0, show_default=True,
               help="Only sample cells whose recorded fit took at most this long.")
+@click.option("--all", "every", is_flag=True,
+              help="Re-run every recorded cell (after --datasets/--algorithms), not a sample.")
+@click.option("--datasets", "only_datasets", default=None, metavar="A,B",
+              help="Only cells of these datasets.")
+@click.option("--algorithms", "only_algorithms", default=None, metavar="L1,L2",
+              help="Only cells of these algorithm columns (labels or registry names).")
+@click.option("--retime", is_flag=True,
+              help="Write the re-run's fit and CPU seconds into the file for every cell that "
+                   "reproduced all its numbers (what the fits cost with today's code).")
 @click.option("--mirror", default=None, metavar="URL|DIR", help="Dataset mirror.")
 @click.option("--offline", is_flag=True, help="Never use the network.")
 @_SOURCE_OPTION
-def recheck(config_file, cells_file, n_sample, max_seconds, mirror, offline, sources):
+def recheck(config_file, cells_file, n_sample, max_seconds, every, only_datasets,
+            only_algorithms, retime, mirror, offline, sources):
     """Re-run a fixed sample of CONFIG's committed cells; exit 1 if any number differs.
 
     Every re-run cell must reproduce its reported round, its number of rounds and its
@@ -294,7 +304,9 @@ def recheck(config_file, cells_file, n_sample, max_seconds, mirror, offline, sou
     from .runner.experiment import recheck_experiment
     result = recheck_experiment(config_file, cells_file=cells_file, n_sample=n_sample,
                                 max_seconds=max_seconds, mirror=mirror, offline=offline,
-                                sources=_source_mapping(sources), log=_echo_err)
+                                sources=_source_mapping(sources), only_datasets=only_datasets,
+                                only_algorithms=only_algorithms, every=every, retime=retime,
+                                log=_echo_err)
     for m in result.mismatches:
         click.echo(f"differs: {m.describe}: {m.column} committed {m.committed or 'none'}, "
                    f"re-run {m.rerun or 'none'}")

@@ -785,6 +785,30 @@ def test_tables_config_run_recheck_import(tmp_path, mirror_env):
     assert len(lines) == 1 and "test_error" in lines[0]
     assert f"re-run {old}" in lines[0] and "1 numbers differ" in r.stderr
 
+    # --all --retime re-runs every cell of the copy and writes the new timings of the cells
+    # that reproduced, and only theirs: the edited cell keeps its (made-up) times and its
+    # number, every other column of every row stays as it was.
+    stale = edited.assign(fit_seconds="999.000", cpu_seconds="998.000", machine="old box")
+    copy.write_text(stale.to_csv(index=False))
+    r = invoke(["recheck", str(cfg), "--cells", str(copy), "--all", "--retime"], tmp_path)
+    assert r.exit_code == 1 and f"{N_CELLS} cells" in r.stderr, r.output
+    assert f"timings of {N_CELLS - 1} reproduced cells" in r.stderr
+    after = read_cells(copy)
+    assert list(after["key"]) == list(stale["key"])
+    fixed = after["key"] != key
+    assert (after.loc[~fixed, ["fit_seconds", "cpu_seconds", "machine"]].to_numpy()
+            == [["999.000", "998.000", "old box"]]).all()
+    assert (after.loc[fixed, "machine"] == machine()).all()
+    assert (pd.to_numeric(after.loc[fixed, "cpu_seconds"]) < 998).all()
+    timing = ["fit_seconds", "cpu_seconds", "machine"]
+    assert after.drop(columns=timing).equals(stale.drop(columns=timing).reset_index(drop=True))
+    # Narrowed to one algorithm column, --all re-runs only its cells.
+    r = invoke(["recheck", str(cfg), "--cells", str(out / "cells.csv"), "--all",
+                "--algorithms", "samme"], tmp_path)
+    assert r.exit_code == 0, r.output
+    n_samme = int((cells["algorithm"] == "samme").sum())
+    assert f"{n_samme} cells" in r.stderr and "(samme on" in r.stderr
+
     # A dry run with --import-results counts what it would take and writes nothing.
     out2, store2 = tmp_path / "out2", tmp_path / "fresh.sqlite"
     r = invoke(["run", str(cfg), "--dry-run", "--results-dir", str(out2), "--store", str(store2),

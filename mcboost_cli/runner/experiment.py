@@ -766,7 +766,8 @@ def compare_experiment(config: ExperimentConfig | str | os.PathLike, *, tables=N
 def recheck_experiment(config: ExperimentConfig | str | os.PathLike, *, cells_file=None,
                        n_sample: int = 12, max_seconds: float = 5.0, mirror: str | None = None,
                        offline: bool = False, sources: Mapping[str, str] | None = None,
-                       log: Log | None = None) -> RecheckResult:
+                       only_datasets=None, only_algorithms=None, every: bool = False,
+                       retime: bool = False, log: Log | None = None) -> RecheckResult:
     """Re-run a fixed sample of a config's recorded cells (``mcboost recheck``).
 
     Every re-run cell must reproduce its reported round, its number of rounds and its
@@ -782,6 +783,14 @@ def recheck_experiment(config: ExperimentConfig | str | os.PathLike, *, cells_fi
         How many cells to re-run (a fixed, varied sample of cheap cells).
     max_seconds : float
         Only sample cells whose recorded fit took at most this long.
+    only_datasets, only_algorithms : list of str, optional
+        Re-run only cells of these datasets / algorithm columns (as ``run``'s filters).
+    every : bool
+        Re-run every recorded cell of the (narrowed) plan instead of a sample.
+    retime : bool
+        Write the re-run's timings (fit and CPU seconds, machine) into the file for every
+        cell that reproduced all its numbers (``reference.write_timings``): the file then
+        says what the fits cost today, e.g. after a speed-up that changed no number.
     mirror, offline, sources, log
         As for ``run_experiment``.
 
@@ -792,22 +801,31 @@ def recheck_experiment(config: ExperimentConfig | str | os.PathLike, *, cells_fi
     """
     from .config import narrow
     from .plan import expand
-    from .reference import read_cells, recheck, sample_cells
+    from .reference import read_cells, recheck, sample_cells, write_timings
     from .work import run_cell
     log = log or _print_to_stderr
     config = load_experiment(config, sources=sources)
     path = Path(cells_file) if cells_file else experiment_paths(config)[1] / "cells.csv"
     frame = read_cells(path)
-    plan_keys = {pc.cell.key for pc in expand(config)}
+    plan = narrow(config, _names(only_datasets), _names(only_algorithms))
+    plan_keys = {pc.cell.key for pc in expand(plan)}
     frame = frame[frame["key"].isin(plan_keys)]
-    sample = sample_cells(frame, n_sample, max_seconds)
+    sample = (frame.sort_values("key", kind="stable") if every
+              else sample_cells(frame, n_sample, max_seconds))
     if sample.empty:
+        if every:
+            raise UserError(f"{path}: no recorded cell of {config.path} among the datasets and "
+                            "algorithms asked for; check --datasets and --algorithms")
         raise UserError(f"{path}: no cell of {config.path} with a recorded fit time of at most "
                         f"{max_seconds:g} s to re-run; raise --max-seconds")
     datasets = sorted(set(sample["dataset"]))
+    timings = {} if retime else None
     with _mirror_in_environment(mirror):
         _load_datasets(narrow(config, datasets), mirror, offline, log)
-        mismatches = recheck(sample, config.experiment, run_cell)
+        mismatches = recheck(sample, config.experiment, run_cell, timings)
+    if retime and timings:
+        n = write_timings(path, timings)
+        log(f"retime: the timings of {n} reproduced cells written to {path}")
     return RecheckResult(cells_path=path, sample=sample, mismatches=tuple(mismatches))
 
 

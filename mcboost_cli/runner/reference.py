@@ -385,8 +385,12 @@ class Mismatch:
     rerun: str
 
 
-def recheck(sample: pd.DataFrame, experiment: str, work_fn) -> list[Mismatch]:
-    """Run every sampled cell again with ``work_fn`` and compare its numbers with the file."""
+def recheck(sample: pd.DataFrame, experiment: str, work_fn,
+            timings: dict | None = None) -> list[Mismatch]:
+    """Run every sampled cell again with ``work_fn`` and compare its numbers with the file.
+
+    ``timings``, when given, receives ``key -> {fit_seconds, cpu_seconds, machine}`` (as
+    cells.csv writes them) of every re-run cell that reproduced all its numbers."""
     out = []
     for _, row in sample.iterrows():
         cell = cell_of(row, experiment)
@@ -394,6 +398,7 @@ def recheck(sample: pd.DataFrame, experiment: str, work_fn) -> list[Mismatch]:
         if res.status != DONE:
             out.append(Mismatch(row["key"], cell.describe(), "status", DONE, res.status))
             continue
+        n_before = len(out)
         got = {"selected_round": res.selected_round, "n_rounds": res.n_rounds,
                "train_error": res.train_error, "valid_error": res.valid_error,
                "test_error": res.test_error}
@@ -410,7 +415,32 @@ def recheck(sample: pd.DataFrame, experiment: str, work_fn) -> list[Mismatch]:
                     want != "" and have_text != "" and float(want) == float(have_text))
             if not same:
                 out.append(Mismatch(row["key"], cell.describe(), col, want, have_text))
+        if timings is not None and len(out) == n_before:
+            versions = getattr(res, "versions", None)
+            versions = versions if isinstance(versions, dict) else {}
+            timings[row["key"]] = {"fit_seconds": seconds_text(res.fit_seconds),
+                                   "cpu_seconds": seconds_text(res.cpu_seconds),
+                                   "machine": versions.get("machine", "")}
     return out
+
+
+def write_timings(path, timings: dict) -> int:
+    """Put re-measured timings (``recheck``'s ``timings``) into the per-cell file at ``path``,
+    every other column and row unchanged; returns how many rows changed.
+
+    Only for cells whose every number was reproduced: the file then records what the fit
+    costs with the code of today (e.g. after a speed-up that left every number as it was)."""
+    frame = read_cells(path)
+    hit = frame["key"].isin(set(timings))
+    for col in TIMINGS:
+        frame.loc[hit, col] = frame.loc[hit, "key"].map(
+            {k: t[col] for k, t in timings.items()})
+    text = file_frame(frame[[c for c in CELL_COLUMNS if c in frame.columns]]).to_csv(
+        index=False)
+    tmp = Path(path).with_name(Path(path).name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return int(hit.sum())
 
 
 def n_numbers_checked(sample: pd.DataFrame) -> int:
