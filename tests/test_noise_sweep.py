@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -23,7 +24,7 @@ from mcboost_cli.report.figures import NOISE_CURVES_COLUMNS, write_figures
 from mcboost_cli.report.noise_slopes import (SLOPE_COLUMN, display_frame, least_squares_slope,
                                              slopes_frame)
 from mcboost_cli.report.tables import summarize, write_outputs
-from mcboost_cli.runner.config import validate_config
+from mcboost_cli.runner.config import load_config, validate_config
 from mcboost_cli.runner.plan import expand
 
 from .test_cli import invoke, mirror_env  # noqa: F401 (a fixture)
@@ -353,3 +354,33 @@ def test_noise_slopes_config_errors_are_one_line(table, extra, message):
     with pytest.raises(UserError) as e:
         validate_config({**BASE, **extra, "tables": [t]}, "c.yaml")
     assert message in str(e.value) and "\n" not in str(e.value)
+
+
+# -- the sweep's config ------------------------------------------------------------------------
+
+# The left-out algorithms and datasets, each with its reason in configs/noise_sweep.yaml.
+NOT_BOOSTERS = {"svm", "mlp"}
+NOT_OFFLINE_OR_DUPLICATE = {"connect-4", "isolet", "mnist", "poker", "poker525k",
+                            "letter-16000", "waveform-300"}
+
+
+def test_noise_sweep_config_covers_every_multiclass_algorithm_and_dataset():
+    """A new multi-class algorithm or offline multi-class dataset must be added to the sweep
+    (or to the documented exclusions here and in the config): the sweep says "every"."""
+    from mcboost_cli.algorithms.registry import all_algorithms
+    from mcboost_cli.datasets import list_datasets
+    path = Path(__file__).resolve().parents[1] / "configs" / "noise_sweep.yaml"
+    config = load_config(path)
+    multi = {n for n, cls in all_algorithms().items() if not cls.binary_only}
+    assert {e.algorithm for e in config.tables[0].algorithms} == multi - NOT_BOOSTERS
+    multi_ds = {d["name"] for d in list_datasets() if d["classes"] > 2}
+    assert set(config.datasets) == multi_ds - NOT_OFFLINE_OR_DUPLICATE
+    # The slopes table has the same columns (the same cells), and a figure per dataset.
+    assert config.tables[1].layout.kind == "noise_slopes"
+    assert config.tables[1].algorithms == config.tables[0].algorithms
+    assert [f.dataset for f in config.figures if f.kind == "noise_curves"] == \
+        list(config.datasets)
+    assert config.noise_rates == (0.0, 0.05, 0.1, 0.2, 0.3)
+    text = path.read_text()
+    for name in NOT_BOOSTERS | NOT_OFFLINE_OR_DUPLICATE:
+        assert name in text, f"{name}: its exclusion is not explained in the config"
