@@ -22,18 +22,25 @@ Map of the module
                         table names published numbers; what was not run is drawn absent
                         with a mark. Drawn from the table's selected cells (the numbers of
                         its table, ``report.tables.summarize``), not from curves
+``noise_curves``        a noise sweep's figure per dataset: the mean test error % (over
+                        folds and seeds, of the validation-selected fits at each rate: the
+                        table's numbers) against the label-noise rate, a line per column with
+                        a band of one standard deviation, each labelled with its slope
+                        (``report.noise_slopes``). Drawn from the table's selected cells, as
+                        ``bars``
 ``loss_functions``      the coherence paper's Figures 1-2: the binary coherence function at a
                         few temperatures beside the 0-1, hinge, logit and exponential losses,
                         as functions of the margin y f(x). Drawn from the functions of
                         ``algorithms.coherence``, not from cells, so always drawn
 
 Presentation never refits a model (``loss_functions`` draws no model at all): a figure of
-cells shows the per-round curves its cells stored when they ran (``bars``: the errors they
-stored, selected as the table selects them). The curves are those of the grid point that validation selected on that fold (the
+cells shows the per-round curves its cells stored when they ran (``bars`` and
+``noise_curves``: the errors they stored, selected as the table selects them). The curves are those of the grid point that validation selected on that fold (the
 one the table reports). A figure is drawn only when the store has every cell it shows, each of
 a complete grid on that fold (the selection is made over the store and the committed
 ``cells.csv`` together), and each with its stored curves (``bars``: every cell of its table
-on every fold and seed, at noise rate 0, except datasets that could not be had); otherwise its files are left as they
+on every fold and seed, at noise rate 0, except datasets that could not be had;
+``noise_curves``: every cell of its dataset at every rate); otherwise its files are left as they
 are, so a narrowed or partial run never replaces a figure by one with fewer or other curves.
 
 Why a figure is not drawn is logged on this module's logger: a warning when a selected cell is
@@ -72,6 +79,8 @@ def write_figures(config, planned, store, out_dir: Path, results=None) -> list[P
             paths += error_curves(config, fig, planned, store, out_dir, results)
         elif fig.kind == "bars":
             paths += bars(config, fig, planned, store, out_dir, results)
+        elif fig.kind == "noise_curves":
+            paths += noise_curves(config, fig, planned, store, out_dir, results)
         elif fig.kind == "loss_functions":
             paths += loss_functions(fig, out_dir)
     return paths
@@ -406,6 +415,97 @@ def bars(config, fig, planned, store, out_dir: Path, results=None) -> list[Path]
         texts.insert(0, "ours (left bar)")
     ax.legend(handles, texts, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     title = fig.title + ("\nQUICK (reduced budget)" if config.is_quick else "")
+    ax.set_title(title, fontsize=9)
+    return _save(plt, fig_, fig, out_dir, frame)
+
+
+NOISE_CURVES_COLUMNS = ["dataset", "algorithm", "noise_rate", "mean_error_percent",
+                        "std_error_percent", "n", "n_no_fit"]
+
+
+def noise_curves(config, fig, planned, store, out_dir: Path, results=None) -> list[Path]:
+    """One dataset's test error % against the label-noise rate, a line per column of a table.
+
+    x is the noise rate (the config's ``noise_rates``, as fractions), y the table's number at
+    that rate: the mean over folds and seeds of the test error % of the fit validation
+    selected at that rate (its grid point and round chosen on that rate's noisy validation
+    labels; ``report.tables.summarize``), with a band of one sample standard deviation
+    (ddof = 1) around it. Each line's legend gives its least-squares slope in percentage
+    points per unit of noise rate (``report.noise_slopes``). A column whose every fold kept
+    no round at some rate has no point there (the CSV says ``n_no_fit``).
+
+    Drawn only when every cell of the dataset (every rate and column, every planned fold and
+    seed, whole grids) is done; otherwise nothing is written and the reason is logged. The
+    CSV holds the plotted numbers, a row per (column, rate): ``NOISE_CURVES_COLUMNS``.
+    Returns the written paths.
+    """
+    from .noise_slopes import least_squares_slope
+    from .tables import summarize
+    ti = next((i for i, t in enumerate(config.tables) if t.id == fig.table), None)
+    if ti is None or fig.dataset not in config.tables[ti].datasets:
+        log.info("figure %s is not drawn: table %s has no dataset %s in this plan; its files "
+                 "are left as they are", fig.id, fig.table, fig.dataset)
+        return []
+    if fig.dataset in set(getattr(config, "not_run", ())):
+        log.info("figure %s is not drawn: the data of %s could not be had; its files are left "
+                 "as they are", fig.id, fig.dataset)
+        return []
+    table = config.tables[ti]
+    rates = [float(r) for r in config.noise_rates]
+    keys = [pc.cell.key for pc in planned if pc.table_index == ti
+            and pc.cell.dataset == fig.dataset]
+    frame = store.frame(keys=keys) if results is None else \
+        results[results["key"].isin(set(keys))]
+    summary = summarize(config, [pc for pc in planned if pc.table_index == ti
+                                 and pc.cell.dataset == fig.dataset], frame)
+    summary = summary[(summary["table"] == table.id) & (summary["dataset"] == fig.dataset)]
+    incomplete = [f"{r.algorithm} at {r.noise_rate:g}" for r in summary.itertuples()
+                  if not r.complete]
+    if incomplete:
+        log.info("figure %s is not drawn: %d cells of %s in table %s are not all done (%s); "
+                 "its files are left as they are", fig.id, len(incomplete), fig.dataset,
+                 table.id, ", ".join(incomplete[:5]) + (", ..." if len(incomplete) > 5 else ""))
+        return []
+    ours = {(r["algorithm"], float(r["noise_rate"])): r for _, r in summary.iterrows()}
+    rows = []
+    for e in table.algorithms:
+        for rate in rates:
+            r = ours[(e.label, rate)]
+            rows.append({"dataset": fig.dataset, "algorithm": e.label, "noise_rate": rate,
+                         "mean_error_percent": float(r["mean"]),
+                         "std_error_percent": float(r["std"]), "n": int(r["n"]),
+                         "n_no_fit": int(r["n_no_fit"])})
+    frame = pd.DataFrame(rows, columns=NOISE_CURVES_COLUMNS)
+
+    plt = _pyplot()
+    fig_, ax = plt.subplots(figsize=(7.6, 4.6), constrained_layout=True)
+    styles = ["-", "--", "-.", ":"]
+    for j, e in enumerate(table.algorithms):
+        part = frame[frame["algorithm"] == e.label]
+        x = part["noise_rate"].to_numpy(float)
+        y = part["mean_error_percent"].to_numpy(float)
+        sd = np.nan_to_num(part["std_error_percent"].to_numpy(float))
+        # Ten colours, then the same ten dashed, and so on: no two lines look alike.
+        colour = plt.get_cmap("tab10")(j % 10)
+        slope = ("no slope" if np.isnan(y).any() else
+                 f"{least_squares_slope(x, y)[0]:+.1f}")
+        ax.plot(x, y, marker="o", ms=3.5, lw=1.3, ls=styles[(j // 10) % len(styles)],
+                color=colour, label=f"{e.label} ({slope})")
+        ax.fill_between(x, y - sd, y + sd, color=colour, alpha=0.10, lw=0)
+    ax.set_xticks(rates)
+    ax.set_xticklabels([f"{r:g}" for r in rates])
+    from .layouts import noise_parts_text
+    parts = noise_parts_text(table) or " on the training and validation labels"
+    ax.set_xlabel(f"label-noise rate{parts} (test labels clean)")
+    ax.set_ylabel("test error (%)")
+    ax.grid(True, color="0.9", lw=0.6)
+    ax.set_axisbelow(True)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0),
+              title="column (slope, points per unit rate)", title_fontsize=7)
+    n_folds = len(table.folds_for(fig.dataset, config.folds)) * len(config.seeds)
+    over = f"{n_folds} fold" + ("" if n_folds == 1 else "s")
+    title = (f"{fig.title} — {fig.dataset}: mean test error over {over}, band ±1 std"
+             + ("\nQUICK (reduced budget)" if config.is_quick else ""))
     ax.set_title(title, fontsize=9)
     return _save(plt, fig_, fig, out_dir, frame)
 

@@ -8,7 +8,11 @@ key            values
 =============  ==========================================================================
 kind           ``datasets_by_algorithms``: a row per dataset, a column per algorithm (the
                DMCBoost paper's Tables 2-4; the default); ``algorithms_by_datasets``: a
-               row per algorithm, a column per dataset (the MCBoost paper's Tables 1-2)
+               row per algorithm, a column per dataset (the MCBoost paper's Tables 1-2);
+               ``noise_slopes``: a row per dataset, a column per algorithm, each cell the
+               slope of the mean test error % against the noise rate, then the mean slope
+               and mean rank over datasets (``report.noise_slopes``; one table for all
+               rates, no other key)
 measure        ``error`` (test error %) or ``accuracy`` (100 - test error %)
 spread         ``std``: mean (std) over folds and seeds; ``none``: the mean only (one run)
 extra          more numbers per cell: ``rounds`` (the reported round), ``rounds_run`` (the
@@ -21,11 +25,14 @@ Map of the module
 -----------------
 ``LAYOUTS``             kind -> the function drawing it, dispatched as ``report.figures``
                         dispatches figure kinds; each returns ``[(noise rate or None,
-                        DataFrame)]``, one display frame per printed table
+                        DataFrame)]``, one display frame per printed table (``noise_slopes``:
+                        one, for every rate)
 ``display_tables``      the dispatch, with the published comparison shared by every kind
 ``cell_text``           our cell in the layout's measure and spread, with the partial (``†``)
                         and no-fit (``‡``) marks
 ``heading``             the line above a printed table
+``noise_parts_text``    how a heading or figure names the noisy parts when they are not the
+                        default
 
 Whatever the orientation, the published numbers sit beside ours: a ``"<label> paper"``
 column after each algorithm's column (``datasets_by_algorithms``), a ``"<label> paper"`` row
@@ -90,10 +97,17 @@ def heading(config, table, rate) -> str:
     # The REBEL paper's protocol draws its folds as independent random splits.
     unit = "split" if set(table.protocols.values()) == {"random_splits"} else "fold"
     fold_text = " or ".join(map(str, folds)) + (f" {unit}" if folds == [1] else f" {unit}s")
+    if layout.kind == "noise_slopes":
+        from .noise_slopes import SLOPE_UNIT
+        rates = ", ".join(f"{r:g}" for r in config.noise_rates)
+        return (f"{table.title} — slope of the mean test error % over {fold_text}"
+                + (f" × {len(config.seeds)} seeds" if len(config.seeds) > 1 else "")
+                + f" against the label-noise rate ({rates}){noise_parts_text(table)}, in "
+                f"{SLOPE_UNIT}")
     what = "mean (std)" if layout.spread == "std" else "mean"
     text = (f"{table.title} — {MEASURE_NAMES[layout.measure]} {what} over {fold_text}"
             + (f" × {len(config.seeds)} seeds" if len(config.seeds) > 1 else ""))
-    parts = _noise_parts_text(table)
+    parts = noise_parts_text(table)
     if rate is None:
         rates = ", ".join(f"{r:g}" for r in config.noise_rates)
         return text + f", label noise {rates} (rows){parts}"
@@ -105,7 +119,7 @@ def heading(config, table, rate) -> str:
 _PART_NAMES = {"train": "training", "valid": "validation"}
 
 
-def _noise_parts_text(table) -> str:
+def noise_parts_text(table) -> str:
     from ..protocol.noise import DEFAULT_NOISE_PARTS
     parts = tuple(getattr(table, "noise_parts", DEFAULT_NOISE_PARTS))
     if parts == DEFAULT_NOISE_PARTS:
@@ -237,9 +251,19 @@ def algorithms_by_datasets(config, table, part_t, comparison, published, rates):
     return frames
 
 
+def noise_slopes(config, table, part_t, comparison, published, rates):
+    """One table for all rates: a row per dataset, a column per algorithm, each cell the
+    least-squares slope of its mean test error % against the noise rate, then the mean-slope
+    and mean-rank rows (``report.noise_slopes.display_frame``). A noise_slopes table has no
+    published numbers (``runner.config`` refuses them)."""
+    from .noise_slopes import display_frame
+    return [(None, display_frame(config, table, part_t, rates))]
+
+
 LAYOUTS = {
     "datasets_by_algorithms": datasets_by_algorithms,
     "algorithms_by_datasets": algorithms_by_datasets,
+    "noise_slopes": noise_slopes,
 }
 
 
@@ -261,7 +285,7 @@ def display_tables(config, table, part_t: pd.DataFrame, comparison=None, publish
     """
     draw = LAYOUTS[table.layout.kind]
     frames = draw(config, table, part_t, comparison, published, list(config.noise_rates))
-    if table.layout.noise_rates == "tables":
+    if table.layout.noise_rates == "tables" or table.layout.kind == "noise_slopes":
         return frames
     stacked = []
     for rate, frame in frames:

@@ -276,6 +276,8 @@ def render_terminal(config, summary) -> str:
         if table.id in lines:
             parts.append(lines[table.id])
             parts.append("")
+        for line in _layout_notes(config, table, summary[summary["table"] == table.id]):
+            parts += [line, ""]
         machine = _machine_note(table, summary[summary["table"] == table.id])
         if machine:
             parts += [machine, ""]
@@ -313,7 +315,8 @@ def write_outputs(config, summary, out_dir: Path, cells: pd.DataFrame | None = N
             tex.append(tabulate(wide, headers="keys", tablefmt="latex_booktabs",
                                 stralign="right", disable_numparse=True))
             tex.append("")
-        notes = [_protocol_note(config, table), *config.notes]
+        notes = [_protocol_note(config, table), *_layout_notes(config, table, part),
+                 *config.notes]
         notes += [f"Not run: {label}: {why}" for label, why in table.not_built]
         if table.id in lines:
             notes += [f"**Agreement.** {lines[table.id]}", _PAPER_NOTE]
@@ -345,8 +348,25 @@ def write_outputs(config, summary, out_dir: Path, cells: pd.DataFrame | None = N
     return paths
 
 
+def _layout_notes(config, table, part: pd.DataFrame) -> list[str]:
+    """Lines a layout kind puts under its table (noise_slopes: the slope's unit and what the
+    summary rows average over)."""
+    if table.layout.kind != "noise_slopes":
+        return []
+    from .noise_slopes import note
+    return [note(table, part, config.noise_rates)]
+
+
 def _table_csv(config, table, part: pd.DataFrame) -> str:
-    """Long format: our numbers, and the published ones beside them when there are any."""
+    """Long format: our numbers, and the published ones beside them when there are any
+    (noise_slopes: a row per dataset and column with its slope and its mean test error at
+    each rate, then a summary row per column, ``report.noise_slopes.slopes_frame``)."""
+    if table.layout.kind == "noise_slopes":
+        from .noise_slopes import slopes_frame
+        df = slopes_frame(table, part, config.noise_rates)
+        if config.is_quick:
+            df.insert(0, "budget", "quick")
+        return df.to_csv(index=False, float_format="%.6f")
     published = _published(table)
     df = part.drop(columns=["table", "machines"], errors="ignore")
     # The extra measures the layout does not show are left out (mean_selected_round stays).

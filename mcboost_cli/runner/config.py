@@ -57,12 +57,13 @@ FIGURE_KEYS = {
             "decision_regions (predicted classes over the plane of a 2-feature dataset at a "
             "few rounds, with the test error per round), error_curves (error per boosting "
             "round of a few columns of one table on one dataset and fold), bars (one table's test "
-            "error % as grouped bars, a group per dataset, ours beside the published) or "
-            "loss_functions (the coherence function and other losses of the margin y f(x); "
-            "no cells)",
+            "error % as grouped bars, a group per dataset, ours beside the published), "
+            "noise_curves (one dataset's test error % against the label-noise rate, a line "
+            "per column of one table) or loss_functions (the coherence function and other "
+            "losses of the margin y f(x); no cells)",
     "title": "title above the figure",
     "table": "id of the table whose cells are drawn (phase_curves, decision_regions, "
-             "error_curves, bars)",
+             "error_curves, bars, noise_curves)",
     "dataset": "dataset (one of the table's)",
     "fold": "fold number",
     "algorithm": "label of the two-phase booster's column",
@@ -79,15 +80,20 @@ FIGURE_KEYS = {
               + ", ".join(BINARY_LOSSES) + " (default: all)",
     "margin_range": "[low, high] of the margin axis y f(x) (loss_functions; default [-2, 2])",
 }
-FIGURE_KINDS = ("phase_curves", "decision_regions", "error_curves", "loss_functions", "bars")
+FIGURE_KINDS = ("phase_curves", "decision_regions", "error_curves", "loss_functions", "bars",
+                "noise_curves")
 # The keys each kind needs.
 FIGURE_REQUIRED = {"phase_curves": ("table", "dataset", "algorithm"),
                    "decision_regions": ("table", "dataset", "algorithm"),
                    "error_curves": ("table", "dataset", "algorithm"),
                    "bars": ("table",),
+                   "noise_curves": ("table", "dataset"),
                    "loss_functions": ()}
 # The keys a bars figure takes (it draws every column and dataset of its table).
 FIGURE_BARS_KEYS = ("id", "kind", "title", "table")
+# The keys a noise_curves figure takes (it draws every column of its table on one dataset,
+# at every noise rate of the config).
+FIGURE_NOISE_KEYS = ("id", "kind", "title", "table", "dataset")
 # The keys a loss_functions figure takes (the last three are its own).
 FIGURE_LOSS_KEYS = ("id", "kind", "title", "temperatures", "losses", "margin_range")
 TABLE_KEYS = {
@@ -108,8 +114,11 @@ TABLE_KEYS = {
 # A table's layout (``report.layouts`` draws each kind). The names live here, with the rest of
 # the config's schema, so that validating a config needs no presentation code.
 LAYOUT_KEYS = {
-    "kind": "datasets_by_algorithms (a row per dataset, a column per algorithm; default) or "
-            "algorithms_by_datasets (a row per algorithm, a column per dataset)",
+    "kind": "datasets_by_algorithms (a row per dataset, a column per algorithm; default), "
+            "algorithms_by_datasets (a row per algorithm, a column per dataset) or "
+            "noise_slopes (a row per dataset, a column per algorithm, each cell the "
+            "least-squares slope of the mean test error % against the noise rate, with the "
+            "mean slope and mean rank over datasets; takes no other layout key)",
     "measure": "error (test error %, default) or accuracy (100 - test error %)",
     "spread": "std (mean (std) over folds and seeds, default) or none (the mean only)",
     "extra": "more numbers per cell, a list of: rounds (the reported round), rounds_run "
@@ -120,7 +129,7 @@ LAYOUT_KEYS = {
                    "rate a row key)",
 }
 LAYOUT_CHOICES = {
-    "kind": ("datasets_by_algorithms", "algorithms_by_datasets"),
+    "kind": ("datasets_by_algorithms", "algorithms_by_datasets", "noise_slopes"),
     "measure": ("error", "accuracy"),
     "spread": ("std", "none"),
     "extra": ("rounds", "rounds_run", "cpu_seconds", "grid_cpu_seconds"),
@@ -405,6 +414,10 @@ def validate_config(data: Any, path: str, text: str = "", *, known_datasets=None
     for i, table in enumerate(tables):
         _check_selection(path, table, "algorithms" if "algorithms" in data
                          else f"tables[{i}].algorithms")
+        if table.layout.kind == "noise_slopes" and len(rates) < 2:
+            raise _err(path, f"tables[{i}].layout.kind", "noise_slopes fits a line through the "
+                       f"noise rates and noise_rates has {len(rates)}; give at least 2 rates, "
+                       "e.g. [0.0, 0.05, 0.1, 0.2, 0.3]")
     quick = _quick(path, data.get("quick"), datasets, all_folds) if "quick" in data else None
     figures = _figures(path, data.get("figures", []), tables, all_folds, rates)
     stats = _stats(path, data["stats"], tables) if "stats" in data else StatsSpec()
@@ -555,6 +568,10 @@ def _tables(path, raw, datasets, split_datasets, base_protocols,
         entries = _entries(path, f"{where}.algorithms", t["algorithms"], tdatasets)
         layout = _layout(path, f"{where}.layout", t["layout"]) if "layout" in t \
             else TableLayout()
+        if layout.kind == "noise_slopes" and published is not None:
+            raise _err(path, f"{where}.published", "is not valid with layout kind "
+                       "noise_slopes (no paper prints slopes against the noise rate); give the "
+                       "published numbers to a table of per-rate means instead")
         not_built = _not_built(path, f"{where}.not_built", t.get("not_built", {}),
                                [e.label for e in entries])
         parts = (_noise_parts(path, f"{where}.noise_parts", t["noise_parts"])
@@ -588,6 +605,14 @@ def _layout(path, keypath, raw) -> TableLayout:
         raise _err(path, keypath, f"{quote(raw)} is not valid; expected a mapping with keys "
                                   + ", ".join(LAYOUT_KEYS))
     _check_unknown(path, keypath, raw, LAYOUT_KEYS)
+    if raw.get("kind") == "noise_slopes":
+        # One number per (dataset, column): the slope of the mean test error % (the other
+        # keys choose among ways of printing per-rate means, which this kind does not print).
+        for key in raw:
+            if key != "kind":
+                raise _err(path, f"{keypath}.{key}", "is not valid for kind noise_slopes (its "
+                           "cells are slopes of the mean test error % against the noise "
+                           "rate; it takes only 'kind'); remove it")
     values = {}
     for key, value in raw.items():
         choices = LAYOUT_CHOICES[key]
@@ -659,6 +684,9 @@ def _figures(path, raw, tables, all_folds, noise_rates=(0.0,)) -> list[FigureSpe
         if f["kind"] == "bars":
             out.append(_bars_figure(path, where, f, noise_rates))
             continue
+        if f["kind"] == "noise_curves":
+            out.append(_noise_curves_figure(path, where, f, table, noise_rates))
+            continue
         if f["dataset"] not in table.datasets:
             raise _err(path, f"{where}.dataset", f"{quote(f['dataset'])} is not valid; "
                                                  f"expected one of {', '.join(table.datasets)}")
@@ -692,6 +720,25 @@ def _bars_figure(path, where, f, noise_rates) -> FigureSpec:
         raise _err(path, f"{where}.kind", "bars draws the test errors at noise rate 0, and "
                                           "noise_rates lacks 0.0; add it to noise_rates")
     return FigureSpec(f["id"], "bars", str(f.get("title", f["id"])), f["table"], "", 0, "")
+
+
+def _noise_curves_figure(path, where, f, table, noise_rates) -> FigureSpec:
+    """A noise_curves figure: its keys and dataset checked (the table was checked by the
+    caller), and at least two noise rates to draw a curve through."""
+    for key in f:
+        if key not in FIGURE_NOISE_KEYS:
+            raise _err(path, f"{where}.{key}", "is not valid for kind noise_curves (it draws "
+                       "every column of its table on one dataset at every noise rate; its "
+                       f"keys: {', '.join(FIGURE_NOISE_KEYS)}); remove it")
+    if f["dataset"] not in table.datasets:
+        raise _err(path, f"{where}.dataset", f"{quote(f['dataset'])} is not valid; expected one "
+                                             f"of {', '.join(table.datasets)}")
+    if len(noise_rates) < 2:
+        raise _err(path, f"{where}.kind", "noise_curves draws the test error against the noise "
+                   f"rate and noise_rates has {len(noise_rates)}; give at least 2 rates, e.g. "
+                   "[0.0, 0.05, 0.1, 0.2, 0.3]")
+    return FigureSpec(f["id"], "noise_curves", str(f.get("title", f["id"])), f["table"],
+                      f["dataset"], 0, "")
 
 
 def _loss_functions_figure(path, where, f) -> FigureSpec:
