@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from mcboost_cli.runner.reference import TIMINGS, merged_cells, read_cells
+from mcboost_cli.runner.reference import TIMINGS, known_results, merged_cells, read_cells
 
 from .test_cli import invoke, mirror_env  # noqa: F401  (a fixture)
 
@@ -126,6 +127,34 @@ def test_merged_cells_keeps_the_files_row_of_a_reproduced_cell(tmp_path):
     assert by_key.loc["b" * 32, "test_error"] == "0.375"
     assert by_key.loc["b" * 32, "fit_seconds"] == "9.999"
     assert "fit_seconds" in TIMINGS
+
+
+def test_known_results_shows_the_files_timings_of_a_reproduced_cell(tmp_path):
+    # Tables are rendered from known_results: a cell the store computed again with the file's
+    # numbers must show the file's timings (as merged_cells keeps the file's row), or a
+    # narrowed re-run would rewrite a table's mean CPU seconds and not cells.csv.
+    rows = pd.DataFrame({
+        "key": ["a" * 32, "b" * 32], "dataset": "car", "protocol": "five_fold",
+        "fold": ["0", "1"], "noise_rate": "0.0", "seed": "0", "algorithm": "samme",
+        "algorithm_version": "1", "params": '{"max_depth":1}', "data_source": "",
+        "selected_round": "3", "n_rounds": "10", "train_error": "0.25", "valid_error": "",
+        "test_error": "0.125", "n_phase1_rounds": "", "round_rule": "last round",
+        "stop_reason": "n_rounds", "fit_seconds": "1.0", "cpu_seconds": "2.0", "machine": "m0",
+    })
+    path = tmp_path / "cells.csv"
+    path.write_text(rows.to_csv(index=False))
+    store = pd.DataFrame({
+        "key": ["a" * 32, "b" * 32], "status": "done", "dataset": "car", "algorithm": "samme",
+        "selected_round": [3, 3], "n_rounds": [10, 10], "train_error": [0.25, 0.25],
+        "valid_error": [np.nan, np.nan], "test_error": [0.125, 0.375],
+        "fit_seconds": [9.0, 9.0], "cpu_seconds": [8.0, 8.0], "machine": "m1",
+    })
+    shown, n_added = known_results(store, path, list(store["key"]))
+    assert n_added == 0
+    by_key = shown.set_index("key")
+    assert by_key.loc["a" * 32, ["fit_seconds", "cpu_seconds", "machine"]].tolist() == [1.0, 2.0, "m0"]
+    assert by_key.loc["b" * 32, ["fit_seconds", "cpu_seconds", "machine"]].tolist() == [9.0, 8.0, "m1"]
+    assert store["cpu_seconds"].tolist() == [8.0, 8.0]       # the caller's frame is not changed
 
 
 FIGURE = """\

@@ -15,6 +15,7 @@ Map of the module
 ``known_results``   a store frame plus the file's done cells it lacks: what tables and
                     figures are rendered from, so a narrowed run or a report on a partial
                     store never shows less than the store and the file hold together
+                    (a re-computed cell with the file's numbers shows the file's timings)
 ``importable_cells`` the file's rows that a store lacks and the plan has (checked against
                     their keys); ``--dry-run --import-results`` counts them
 ``import_cells``    put those rows into a result store as done cells (``--import-results``:
@@ -32,6 +33,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..errors import UserError
@@ -235,13 +237,17 @@ def known_results(results: pd.DataFrame, path, keys) -> tuple[pd.DataFrame, int]
     fewer cells than the store and the committed ``cells.csv`` hold together: a narrowed run
     on a fresh clone (whose store has only the cells it ran) rewrites the committed tables
     with the same numbers. Added rows carry the columns the tables use (status, errors,
-    reported round); the store is not changed. A missing or unreadable file adds nothing.
+    reported round); the store is not changed. A done store row whose numbers equal the
+    file's row of its cell shows the file's timings, as ``merged_cells`` keeps that row. A
+    missing or unreadable file adds nothing.
     """
     try:
         old = current_cells(read_cells(path))
     except UserError:
         return results, 0
     done = set(results.loc[results["status"] == DONE, "key"]) if len(results) else set()
+    if done:
+        results = _file_timings_where_reproduced(results, old)
     add = old[old["key"].isin(set(keys)) & ~old["key"].isin(done)]
     add = add.drop_duplicates("key", keep="last")
     if add.empty:
@@ -259,6 +265,36 @@ def known_results(results: pd.DataFrame, path, keys) -> tuple[pd.DataFrame, int]
     merged = pd.concat([rest, rows], ignore_index=True) if rest is not None and len(rest) \
         else rows
     return merged.reset_index(drop=True), len(rows)
+
+
+_REPRODUCED = ("selected_round", "n_rounds", "train_error", "valid_error", "test_error")
+
+
+def _file_timings_where_reproduced(results: pd.DataFrame, old: pd.DataFrame) -> pd.DataFrame:
+    """``results`` with the file's timings on every done row whose numbers equal the file's
+    row of the same cell (a committed cell computed again): ``merged_cells`` keeps the file's
+    row for such a cell, so the tables (mean CPU seconds) must show the file's timings too, or
+    re-running a committed cell would change a rendered table and not ``cells.csv``."""
+    file_rows = old.drop_duplicates("key", keep="last").set_index("key")
+    hit = (results["status"] == DONE) & results["key"].isin(file_rows.index)
+    if not hit.any():
+        return results
+    mine = results.loc[hit]
+    theirs = file_rows.loc[mine["key"]]
+    same = np.ones(len(mine), dtype=bool)
+    for col in _REPRODUCED:
+        a = pd.to_numeric(mine[col], errors="coerce").to_numpy(dtype=float)
+        b = pd.to_numeric(theirs[col], errors="coerce").to_numpy(dtype=float)
+        same &= (a == b) | (np.isnan(a) & np.isnan(b))
+    if not same.any():
+        return results
+    results = results.copy()
+    index = mine.index[same]
+    for col in ("fit_seconds", "cpu_seconds"):
+        results.loc[index, col] = pd.to_numeric(theirs[col], errors="coerce").to_numpy()[same]
+    if "machine" in results.columns:
+        results.loc[index, "machine"] = theirs["machine"].to_numpy()[same]
+    return results
 
 
 def cell_of(row, experiment: str) -> Cell:
