@@ -836,6 +836,9 @@ def test_phase1_keeps_the_exactly_better_of_its_two_proposals(seed, monkeypatch)
 
     monkeypatch.setattr(dm, "grow_zero_one_tree", recording_grow)
     monkeypatch.setattr(dm.DirectBoosting, "_keep", recording_keep)
+    # Each proposal grown on its own (the pair growth gives the same two trees: tested in
+    # test_phase1_pair_grows_both_proposals).
+    monkeypatch.setattr(dm.DirectBoosting, "_phase1_pair", False)
     X, y = make_data(seed, noise=0.2)
     DMCBoost(n_rounds=40, max_depth=2, max_bins=32, n_prime="n/10").fit(X, y)
     cut_won = 0
