@@ -849,3 +849,130 @@ def test_phase1_keeps_the_exactly_better_of_its_two_proposals(seed, monkeypatch)
         np.testing.assert_array_equal(vote, v1 if cut_better else v0)
         cut_won += cut_better and not np.array_equal(v0, v1)
     assert len(kept) >= 5 and cut_won >= 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Speed paths that must not change a number (ALGORITHMS.md, "Speed")
+# ---------------------------------------------------------------------------------------------
+
+
+def _tree_of(ws, m):
+    return (m, ws.feature[:m].tolist(), ws.threshold[:m].tolist(), ws.left[:m].tolist(),
+            ws.node_label[:m].tolist(), ws.vote.tolist())
+
+
+@pytest.mark.parametrize("two_pass", [None, False, True])
+def test_phase1_pair_grows_both_proposals(two_pass):
+    # grow_phase1_pair grows the midpoint tree with the cut-aware keys folded beside it and
+    # says whether the cut-aware tree is the same (PAIR_SAME), parts from it at a node
+    # (PAIR_RESUME: resume_cut_tree goes on from there) or at the root's label
+    # (PAIR_RESTART). Each must give the very trees grown on their own, and every status
+    # must occur (a pair that always restarts, or never parts, would pass the tree checks).
+    rng = np.random.default_rng(21)
+    seen = {p1.PAIR_SAME: 0, p1.PAIR_RESUME: 0, p1.PAIR_RESTART: 0}
+    for it in range(150):
+        if it % 3 == 0:
+            X, n_bins, scores, y, c, K = random_node_problem(rng, it % 2 == 0)
+        else:
+            X, n_bins, scores, y, c, K = placement_problem(rng)
+        depth = int(rng.integers(1, 5))
+        # Each grown on its own, one after the other in one workspace, as DMCBoost's round
+        # did: every array as the forest copies it, a leaf's threshold (never written by a
+        # grower) included.
+        alone = []
+        ws = ZeroOneWorkspace(len(y), X.shape[1], X.max() + 1, K, depth)
+        for cut in (False, True):
+            m = p1.grow_zero_one_tree(ws, X, y, n_bins, scores, c, two_pass=two_pass,
+                                      cut_aware=cut)
+            alone.append(_tree_of(ws, m))
+        ws = ZeroOneWorkspace(len(y), X.shape[1], X.max() + 1, K, depth)
+        m, status = p1.grow_phase1_pair(ws, X, y, n_bins, scores, c, two_pass=two_pass)
+        assert _tree_of(ws, m) == alone[0]
+        seen[status] += 1
+        if status == p1.PAIR_SAME:
+            assert alone[1] == alone[0]
+        else:
+            m_cut = p1.resume_cut_tree(ws, X, y, n_bins, scores, status, c,
+                                       two_pass=two_pass)
+            assert _tree_of(ws, m_cut) == alone[1]
+    assert min(seen.values()) >= 5, seen
+
+
+def test_phase1_and_phase2_trees_on_borrowed_views_equal_the_plain_ones():
+    # The growers' node searches on borrowed (reference-count-free) views of the arrays and
+    # on the arrays themselves: the same trees, Phase I under both kink placements and
+    # Phase II with examples and groups, n' from 1 to n.
+    rng = np.random.default_rng(23)
+    for it in range(40):
+        X, n_bins, scores, y, c, K = placement_problem(rng)
+        depth = int(rng.integers(1, 4))
+        for cut in (False, True):
+            trees = []
+            for views in (False, True):
+                ws = ZeroOneWorkspace(len(y), X.shape[1], X.max() + 1, K, depth)
+                m = p1.grow_zero_one_tree(ws, X, y, n_bins, scores, c, cut_aware=cut,
+                                          borrow_views=views)
+                trees.append(_tree_of(ws, m))
+            assert trees[0] == trees[1]
+        nprime = int(rng.integers(1, len(y) + 1))
+        for grouping in ("off", "on"):
+            trees = []
+            for views in (False, True):
+                ws = ZeroOneWorkspace(len(y), X.shape[1], X.max() + 1, K, depth)
+                m = grow_margin_tree(ws, X, y, n_bins, scores, c, nprime, eps=0.01,
+                                     grouping=grouping, borrow_views=views)
+                trees.append(_tree_of(ws, m))
+            assert trees[0] == trees[1]
+
+
+def test_borrowed_view_shares_the_data_and_leaves_the_count():
+    import sys
+
+    from numba import njit
+
+    from mcboost_cli.learners.borrowed import borrowed
+
+    @njit
+    def write_through(a, b, v):
+        va = borrowed(a)
+        vb = borrowed(b)
+        va[1] = v
+        vb[0, 2] = v + 1.0
+        return va.shape[0] + vb.shape[1] + vb.strides[0]
+
+    a = np.zeros(5)
+    b = np.zeros((4, 3))[::2]          # a strided view: the strides must be kept
+    before = (sys.getrefcount(a), sys.getrefcount(b))
+    for k in range(100):
+        r = write_through(a, b, float(k))
+    assert a[1] == 99.0 and b[0, 2] == 100.0
+    assert r == 5 + 3 + b.strides[0]
+    assert (sys.getrefcount(a), sys.getrefcount(b)) == before
+
+
+@pytest.mark.parametrize("depth", [1, 3, 5])
+@pytest.mark.parametrize("n_prime", ["1", "n/10", "n/2"])
+def test_fast_paths_leave_whole_fits_unchanged(depth, n_prime, monkeypatch):
+    # Whole fits with Phase I's pair growth and the borrowed views against each proposal
+    # grown on its own on plain arrays: every number of the fit the same, bit for bit.
+    import mcboost_cli.algorithms.dmcboost as dm
+
+    X, y = make_data(depth + len(n_prime), n=200, noise=0.4)
+    Xv, yv = make_data(100 + depth, n=80, noise=0.4)
+    fits = []
+    for fast in (False, True):
+        monkeypatch.setattr(dm.DirectBoosting, "_phase1_pair", fast)
+        monkeypatch.setattr(dm.DirectBoosting, "_borrow_views", fast)
+        est = DMCBoost(n_rounds=150, max_depth=depth, max_bins=16, n_prime=n_prime,
+                       phase1_patience=5).fit(X, y, eval_set=[(Xv, yv)])
+        fo = est.forest_
+        m = fo.n_nodes_total
+        fits.append([fo.feature[:m].tobytes(), fo.threshold[:m].tobytes(),
+                     fo.left[:m].tobytes(), fo.leaf_label[:m].tobytes(),
+                     np.array(fo.alpha).tobytes(), est.train_errors_.tobytes(),
+                     est.eval_errors_.tobytes(), est.objective_.tobytes(),
+                     est.phase_.tobytes(), est.relaxed_.tobytes(),
+                     est.decision_function(Xv).tobytes(), est.n_phase1_rounds_,
+                     est.stop_reason_, est.phase1_stop_])
+    assert fits[0] == fits[1]
+    assert est.n_phase1_rounds_ >= 2 and est.n_rounds_ > est.n_phase1_rounds_

@@ -282,7 +282,8 @@ class DirectBoosting(BaseBoosting):
             # Both trees from one growth where they agree (``grow_phase1_pair``): the same
             # two trees, so the same choice below.
             m, status = grow_phase1_pair(ws, X_binned, y, self._n_bins, self._scores,
-                                         self._c, UNBOUNDED_STEP)     # line 4
+                                         self._c, UNBOUNDED_STEP,
+                                         borrow_views=self._borrow_views)     # line 4
             found = self._line_search_phase1(y)                       # line 5
             cut_grown = status != PAIR_SAME
             if not cut_grown:
@@ -290,17 +291,20 @@ class DirectBoosting(BaseBoosting):
             else:
                 ws.save_tree(m)
                 m_cut = resume_cut_tree(ws, X_binned, y, self._n_bins, self._scores, status,
-                                        self._c, UNBOUNDED_STEP)
+                                        self._c, UNBOUNDED_STEP,
+                                        borrow_views=self._borrow_views)
                 found_cut = (None if ws.same_votes_as_saved()
                              else self._line_search_phase1(y))
         else:
             m = grow_zero_one_tree(ws, X_binned, y, self._n_bins, self._scores, self._c,
-                                   UNBOUNDED_STEP)                    # line 4
+                                   UNBOUNDED_STEP,
+                                   borrow_views=self._borrow_views)   # line 4
             found = self._line_search_phase1(y)                       # line 5
             ws.save_tree(m)
             cut_grown = True
             m_cut = grow_zero_one_tree(ws, X_binned, y, self._n_bins, self._scores, self._c,
-                                       UNBOUNDED_STEP, cut_aware=True)
+                                       UNBOUNDED_STEP, cut_aware=True,
+                                       borrow_views=self._borrow_views)
             found_cut = None if ws.same_votes_as_saved() else self._line_search_phase1(y)
         if found_cut is not None and _proposal_better(found_cut, found):
             m, found = m_cut, found_cut
@@ -415,6 +419,9 @@ class DirectBoosting(BaseBoosting):
     # Phase I's two proposals from one growth where they agree (``grow_phase1_pair``, True)
     # or each grown on its own (False, the tests' reference); the same trees either way.
     _phase1_pair = True
+    # The tree growers' node searches on borrowed array views (True; ``learners.borrowed``)
+    # or on the arrays themselves (False, the tests' reference); the same trees either way.
+    _borrow_views = True
 
     # The node search of the binary n'-th order margin: ``margin_search_order`` (True) or the
     # plain exhaustive one (False, the tests' reference); the same trees either way.
@@ -423,7 +430,7 @@ class DirectBoosting(BaseBoosting):
     def _grow_phase2_tree(self, X_binned, y, eps):
         return grow_margin_tree(self._ws, X_binned, y, self._n_bins, self._scores, self._c,
                                 self.n_prime_, self._objective, self._constrain, eps,
-                                order_fast=self._order_fast)
+                                order_fast=self._order_fast, borrow_views=self._borrow_views)
 
     def _increase_tol(self, g, alpha):
         """Smallest gain over objective value g that counts as an increase (Alg. 2 line 7).

@@ -60,10 +60,57 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
           margin, order, binpos, p, s, w, buf, inc, dec, jval, cand_f, cand_t, ubt, top_lab,
           grouped, gid, loc, rep, gcnt, gmargin, cum, vbuf, sbuf, vtmp, wbuf, tmpw,
           sm, sy, sw, sx, cand_heap, mtab, min_tables, ubr, cut, cuts, walk, order_fast):
-    # Every array handed down to the node searches as a borrowed view (``borrowed``): their
-    # helpers are called hundreds of thousands of times per tree, each with tens of arrays,
-    # and the runtime's reference counting of those arguments was most of a tree's time.
-    # The same types and data: the same compiled searches, the same numbers.
+    n_nodes, top = start_tree(X.shape[0], sample_index, feature, left, right, node_start,
+                              node_end, node_depth, stack)
+    node_label[0] = 0
+    while top > 0:
+        nd, top = pop_node(stack, top)
+        start = node_start[nd]
+        end = node_end[nd]
+        want_split = node_depth[nd] < max_depth and end - start >= 2
+        if not want_split and nd != 0:
+            continue
+        if phase == OBJ_BOTTOM_AVG and not constrain:
+            found, bf, bt, kl, kr, k_single = _best_split_phase2_fast(
+                X, sample_index, start, end, n_bins, y, scores, margin, top_lab, c, nprime, hi,
+                eps, nd == 0, grouped, gid, loc, rep, gcnt, gmargin, cum, order,
+                (vbuf, sbuf, wbuf, vtmp, tmpw), nbin, nodebuf, sa, sc, ubt, cand_f, cand_t, tsa, tsc,
+                jval, tsd, lab_mark, acc_a, sm, sy, sw, sx, cand_heap, mtab, min_tables,
+                ubr, cut, cuts, walk)
+        elif phase == OBJ_ORDER and not constrain and order_fast and jval.shape[0] == 2:
+            found, bf, bt, kl, kr, k_single = best_split_order(
+                X, sample_index, start, end, n_bins, y, margin, c, nprime, hi, eps, order,
+                binpos, nbin, p, s, w, buf)
+        else:
+            found, bf, bt, kl, kr, k_single = _best_split_phase2(
+                X, sample_index, start, end, n_bins, y, scores, margin, c, nprime, hi, phase,
+                constrain, eps, order, binpos, nbin, p, s, w, buf, inc, dec, jval, nd == 0)
+        if nd == 0 and (not found or not want_split):
+            node_label[0] = k_single   # one-leaf tree
+            continue
+        if not found or not want_split:
+            continue
+        lc, rc, _, n_nodes, top = split_node(
+            X, nd, bf, bt, n_nodes, top, sample_index, partition_buf, feature, threshold, left,
+            right, node_start, node_end, node_depth, stack)
+        node_label[lc] = kl
+        node_label[rc] = kr
+    write_leaf_votes(n_nodes, left, node_start, node_end, node_label, sample_index, vote)
+    n_nodes_out[0] = n_nodes
+
+
+@njit(cache=True, nogil=True)
+def _grow_views(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
+                sample_index, partition_buf, feature, threshold, left, right, node_label,
+                node_start, node_end, node_depth, stack, vote, n_nodes_out,
+                sa, sc, nbin, nodebuf, tsa, tsc, tsd, lab_mark, acc_a,
+                margin, order, binpos, p, s, w, buf, inc, dec, jval, cand_f, cand_t, ubt, top_lab,
+                grouped, gid, loc, rep, gcnt, gmargin, cum, vbuf, sbuf, vtmp, wbuf, tmpw,
+                sm, sy, sw, sx, cand_heap, mtab, min_tables, ubr, cut, cuts, walk, order_fast):
+    """``_grow`` on borrowed views of its arrays (``borrowed``): the node searches call their
+    helpers hundreds of thousands of times per tree, each with tens of arrays, and the
+    runtime's reference counting of those arguments was most of a tree's time (ALGORITHMS.md,
+    "Speed"). The same types and data: the same compiled searches, the same numbers."""
     X = borrowed(X)
     y = borrowed(y)
     n_bins = borrowed(n_bins)
@@ -128,48 +175,18 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
     walk = (walk[0], borrowed(walk[1]), borrowed(walk[2]), borrowed(walk[3]),
             borrowed(walk[4]), borrowed(walk[5]), borrowed(walk[6]), borrowed(walk[7]),
             borrowed(walk[8]), borrowed(walk[9]), borrowed(walk[10]))
-    n_nodes, top = start_tree(X.shape[0], sample_index, feature, left, right, node_start,
-                              node_end, node_depth, stack)
-    node_label[0] = 0
-    while top > 0:
-        nd, top = pop_node(stack, top)
-        start = node_start[nd]
-        end = node_end[nd]
-        want_split = node_depth[nd] < max_depth and end - start >= 2
-        if not want_split and nd != 0:
-            continue
-        if phase == OBJ_BOTTOM_AVG and not constrain:
-            found, bf, bt, kl, kr, k_single = _best_split_phase2_fast(
-                X, sample_index, start, end, n_bins, y, scores, margin, top_lab, c, nprime, hi,
-                eps, nd == 0, grouped, gid, loc, rep, gcnt, gmargin, cum, order,
-                (vbuf, sbuf, wbuf, vtmp, tmpw), nbin, nodebuf, sa, sc, ubt, cand_f, cand_t, tsa, tsc,
-                jval, tsd, lab_mark, acc_a, sm, sy, sw, sx, cand_heap, mtab, min_tables,
-                ubr, cut, cuts, walk)
-        elif phase == OBJ_ORDER and not constrain and order_fast and jval.shape[0] == 2:
-            found, bf, bt, kl, kr, k_single = best_split_order(
-                X, sample_index, start, end, n_bins, y, margin, c, nprime, hi, eps, order,
-                binpos, nbin, p, s, w, buf)
-        else:
-            found, bf, bt, kl, kr, k_single = _best_split_phase2(
-                X, sample_index, start, end, n_bins, y, scores, margin, c, nprime, hi, phase,
-                constrain, eps, order, binpos, nbin, p, s, w, buf, inc, dec, jval, nd == 0)
-        if nd == 0 and (not found or not want_split):
-            node_label[0] = k_single   # one-leaf tree
-            continue
-        if not found or not want_split:
-            continue
-        lc, rc, _, n_nodes, top = split_node(
-            X, nd, bf, bt, n_nodes, top, sample_index, partition_buf, feature, threshold, left,
-            right, node_start, node_end, node_depth, stack)
-        node_label[lc] = kl
-        node_label[rc] = kr
-    write_leaf_votes(n_nodes, left, node_start, node_end, node_label, sample_index, vote)
-    n_nodes_out[0] = n_nodes
+    _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth, sample_index,
+          partition_buf, feature, threshold, left, right, node_label, node_start, node_end,
+          node_depth, stack, vote, n_nodes_out, sa, sc, nbin, nodebuf, tsa, tsc, tsd, lab_mark,
+          acc_a, margin, order, binpos, p, s, w, buf, inc, dec, jval, cand_f, cand_t, ubt,
+          top_lab, grouped, gid, loc, rep, gcnt, gmargin, cum, vbuf, sbuf, vtmp, wbuf, tmpw,
+          sm, sy, sw, sx, cand_heap, mtab, min_tables, ubr, cut, cuts, walk, order_fast)
 
 
 def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprime,
                      objective=OBJ_BOTTOM_AVG, constrain=False, eps=0.0, grouping="auto",
-                     min_tables=True, bound_cuts=15, walk_bound=True, order_fast=True):
+                     min_tables=True, bound_cuts=15, walk_bound=True, order_fast=True,
+                     borrow_views=True):
     """Grow a Phase II tree maximising the margin objective (bottom-n' average or, for
     ``OBJ_ORDER`` with K = 2, the n'-th smallest margin) of the ensemble with training scores
     ``scores`` and total weight ``c``. ``constrain`` keeps each node's line search inside the
@@ -204,7 +221,11 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
     ``order_fast`` (``OBJ_ORDER`` unconstrained, K = 2): the node search is
     ``margin_search_order.best_split_order`` (each node's margins sorted once, the candidates'
     sorted lists by one filtered pass, line 9's single-label search once per node); the same
-    trees (False: the exhaustive search, for the tests)."""
+    trees (False: the exhaustive search, for the tests).
+
+    ``borrow_views``: the node searches receive borrowed views of the arrays
+    (``_grow_views``; no reference counting), the same trees (False: the plain arrays, for the
+    tests)."""
     unnormalised_margins(scores, y, ws.margin)
     top_labels(scores, y, ws.top_lab)
     hi = 2.0 * c + 1.0
@@ -227,11 +248,12 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
             ws.mtab = np.zeros((4, F, B, ws.n_classes), np.float64)
     return _run(ws, X_binned, y, n_bins, scores, objective, float(c), int(nprime), hi,
                 bool(constrain), float(eps), grouped, min_tables, int(bound_cuts),
-                bool(walk_bound), bool(order_fast))
+                bool(walk_bound), bool(order_fast), bool(borrow_views))
 
 
 def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
-         grouped=False, min_tables=False, cuts=0, walk_bound=True, order_fast=True):
+         grouped=False, min_tables=False, cuts=0, walk_bound=True, order_fast=True,
+         borrow_views=True):
     if ws.sx.dtype != X_binned.dtype:
         ws.sx = np.zeros(ws.sx.shape, X_binned.dtype)
     # Scratch of the candidates' cuts (``_best_split_phase2_fast``), allocated on first use.
@@ -270,7 +292,8 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
         ws.p2_walk_tiers = tiers
     kl = kl + tiers
     walk = (bool(walk_bound),) + kl
-    _grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth,
+    grow = _grow_views if borrow_views else _grow
+    grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth,
           ws.sample_index, ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right,
           ws.node_label, ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote,
           ws.n_nodes, ws.sa, ws.sc, ws.nbin, nodebuf, ws.tsa, ws.tsc, ws.tsd, ws.lab_mark,

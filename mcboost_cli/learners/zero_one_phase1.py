@@ -63,6 +63,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .borrowed import borrowed
 from .line_search import INF, INTERVAL_INSET, interval_step, top_wrong
 from .tree_layout import pop_node, split_node, start_tree, write_votes
 
@@ -1179,8 +1180,9 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
             sample_index[i] = s_index[i]
             vote[i] = s_vote[i]
         for nd in range(n_nodes):
+            # (Not the thresholds: a leaf's is whatever the workspace held, and a tree grown
+            # from the root after the midpoint one would find the midpoint tree's there.)
             feature[nd] = s_feature[nd]
-            threshold[nd] = s_threshold[nd]
             left[nd] = s_left[nd]
             right[nd] = s_right[nd]
             node_label[nd] = s_label[nd]
@@ -1238,7 +1240,6 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
                 s_vote[i] = vote[i]
             for m in range(n_nodes):
                 s_feature[m] = feature[m]
-                s_threshold[m] = threshold[m]
                 s_left[m] = left[m]
                 s_right[m] = right[m]
                 s_label[m] = node_label[m]
@@ -1259,6 +1260,103 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
         write_votes(sample_index, mid, end, kr, vote)
     n_nodes_out[0] = n_nodes
     dstat[2] = stamp
+
+
+@njit(cache=True, nogil=True)
+def _grow_phase1_views(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
+                       feature, threshold, left, right, node_label, node_start, node_end,
+                       node_depth, stack, vote, n_nodes_out, correct, rank, s_idx, axis, em,
+                       kink_pos, ew, mark, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc,
+                       sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u,
+                       ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst,
+                       cnt, dirty, vcnt, mstat, half, snap, resume):
+    """``_grow_phase1`` on borrowed views of its arrays (``borrowed``): the node search calls
+    its helpers at every axis position with tens of arrays, and the runtime's reference
+    counting of those arguments is then a null test. The same types and data: the same
+    compiled search, the same numbers."""
+    X = borrowed(X)
+    y = borrowed(y)
+    scores = borrowed(scores)
+    n_bins = borrowed(n_bins)
+    sample_index = borrowed(sample_index)
+    partition_buf = borrowed(partition_buf)
+    feature = borrowed(feature)
+    threshold = borrowed(threshold)
+    left = borrowed(left)
+    right = borrowed(right)
+    node_label = borrowed(node_label)
+    node_start = borrowed(node_start)
+    node_end = borrowed(node_end)
+    node_depth = borrowed(node_depth)
+    stack = borrowed(stack)
+    vote = borrowed(vote)
+    correct = borrowed(correct)
+    rank = borrowed(rank)
+    s_idx = borrowed(s_idx)
+    axis = borrowed(axis)
+    em = borrowed(em)
+    kink_pos = borrowed(kink_pos)
+    ew = borrowed(ew)
+    mark = borrowed(mark)
+    oE = borrowed(oE)
+    oC = borrowed(oC)
+    oD = borrowed(oD)
+    oH = borrowed(oH)
+    bE = borrowed(bE)
+    bC = borrowed(bC)
+    bD = borrowed(bD)
+    jpos = borrowed(jpos)
+    ev_code = borrowed(ev_code)
+    sa = borrowed(sa)
+    sc = borrowed(sc)
+    sd = borrowed(sd)
+    tot = borrowed(tot)
+    tsa = borrowed(tsa)
+    tsc = borrowed(tsc)
+    tsd = borrowed(tsd)
+    nbin = borrowed(nbin)
+    L1 = borrowed(L1)
+    X1 = borrowed(X1)
+    L2 = borrowed(L2)
+    X2 = borrowed(X2)
+    kleft = borrowed(kleft)
+    tmin = borrowed(tmin)
+    lmin = borrowed(lmin)
+    xs = borrowed(xs)
+    u = borrowed(u)
+    ub = borrowed(ub)
+    xw = borrowed(xw)
+    pe = borrowed(pe)
+    rc = borrowed(rc)
+    pa = borrowed(pa)
+    pc = borrowed(pc)
+    pd = borrowed(pd)
+    ph = borrowed(ph)
+    sh = borrowed(sh)
+    hmin = borrowed(hmin)
+    rowver = borrowed(rowver)
+    hstamp = borrowed(hstamp)
+    kver = borrowed(kver)
+    Q = borrowed(Q)
+    lst = borrowed(lst)
+    cnt = borrowed(cnt)
+    dirty = borrowed(dirty)
+    vcnt = borrowed(vcnt)
+    mstat = borrowed(mstat)
+    half = (borrowed(half[0]), borrowed(half[1]), borrowed(half[2]), borrowed(half[3]),
+            borrowed(half[4]), borrowed(half[5]), borrowed(half[6]), borrowed(half[7]),
+            borrowed(half[8]), borrowed(half[9]), borrowed(half[10]), borrowed(half[11]),
+            borrowed(half[12]), borrowed(half[13]), borrowed(half[14]), borrowed(half[15]))
+    snap = (borrowed(snap[0]), borrowed(snap[1]), borrowed(snap[2]), borrowed(snap[3]),
+            borrowed(snap[4]), borrowed(snap[5]), borrowed(snap[6]), borrowed(snap[7]),
+            borrowed(snap[8]), borrowed(snap[9]), borrowed(snap[10]), borrowed(snap[11]))
+    _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
+                 feature, threshold, left, right, node_label, node_start, node_end, node_depth,
+                 stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
+                 oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd,
+                 nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd,
+                 ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat, half,
+                 snap, resume)
 
 
 class Phase1Scratch:
@@ -1331,8 +1429,9 @@ def _scratch(ws, n, F):
     return s
 
 
-def _run_grower(ws, s, X_binned, y, n_bins, scores, R, unit, resume):
-    _grow_phase1(X_binned, y, scores, n_bins, ws.max_depth, R, float(unit), ws.sample_index,
+def _run_grower(ws, s, X_binned, y, n_bins, scores, R, unit, resume, borrow_views=True):
+    grow = _grow_phase1_views if borrow_views else _grow_phase1
+    grow(X_binned, y, scores, n_bins, ws.max_depth, R, float(unit), ws.sample_index,
                  ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right, ws.node_label,
                  ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote, ws.n_nodes,
                  ws.correct, ws.rank, ws.s_idx, ws.axis, ws.em, ws.kink_pos, ws.ew, ws.mark,
@@ -1357,7 +1456,7 @@ def _prepare(ws, X_binned, y, scores, unit, two_pass, half_flags):
 
 
 def grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pass=None,
-                       cut_aware=False):
+                       cut_aware=False, borrow_views=True):
     """Grow a Phase I tree for the ensemble with training scores ``scores``; ``unit`` is the
     step of an unbounded interval whose loss has no positive minimiser (the line search's
     convention). Returns the number of nodes; the tree is in ``ws`` (a
@@ -1365,13 +1464,16 @@ def grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pa
     accepted for the callers' convenience and not used (the losses are shifted by the
     largest term instead). ``two_pass`` (tests): None lets each node choose whether it finds
     its candidates' smallest errors first, True / False forces it (same trees). ``cut_aware``:
-    the kink placement of the key (module docstring); False, the cells' midpoints."""
+    the kink placement of the key (module docstring); False, the cells' midpoints.
+    ``borrow_views``: the search receives borrowed views of the arrays
+    (``_grow_phase1_views``), the same trees (False: the plain arrays, for the tests)."""
     s, R = _prepare(ws, X_binned, y, scores, unit, two_pass, cut_aware)
     s.half[11][0] = 1 if cut_aware else 0
-    return _run_grower(ws, s, X_binned, y, n_bins, scores, R, unit, False)
+    return _run_grower(ws, s, X_binned, y, n_bins, scores, R, unit, False, borrow_views)
 
 
-def grow_phase1_pair(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pass=None):
+def grow_phase1_pair(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pass=None,
+                     borrow_views=True):
     """The midpoint tree of ``grow_zero_one_tree`` (the same tree, in ``ws``), grown with the
     cut-aware keys folded beside the midpoint ones at every node, so that the cut-aware tree
     need not be grown where it is the same. Returns (n_nodes, status): ``PAIR_SAME`` when
@@ -1387,22 +1489,22 @@ def grow_phase1_pair(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pass
     grows. Only the speed differs (ALGORITHMS.md, "Speed")."""
     s, R = _prepare(ws, X_binned, y, scores, unit, two_pass, True)
     s.half[11][0] = 2
-    m = _run_grower(ws, s, X_binned, y, n_bins, scores, R, unit, False)
+    m = _run_grower(ws, s, X_binned, y, n_bins, scores, R, unit, False, borrow_views)
     return m, int(s.half[15][1])
 
 
 def resume_cut_tree(ws, X_binned, y, n_bins, scores, status, c=None, unit=1.0,
-                    two_pass=None):
+                    two_pass=None, borrow_views=True):
     """After ``grow_phase1_pair`` with a status other than ``PAIR_SAME`` (the midpoint tree
     set aside by the caller): the cut-aware tree of ``grow_zero_one_tree(cut_aware=True)``,
     from the node where the two parted (``PAIR_RESUME``) or from the start
     (``PAIR_RESTART``). Returns its number of nodes; the tree is in ``ws``."""
     if status == PAIR_RESTART:
         return grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c, unit, two_pass,
-                                  cut_aware=True)
+                                  cut_aware=True, borrow_views=borrow_views)
     if status != PAIR_RESUME:
         raise ValueError(f"status must be PAIR_RESUME or PAIR_RESTART, got {status!r}")
     s = _scratch(ws, X_binned.shape[0], X_binned.shape[1])
     s.mstat[2] = -1.0 if two_pass is None else float(bool(two_pass))
     s.half[11][0] = 1
-    return _run_grower(ws, s, X_binned, y, n_bins, scores, s.R, unit, True)
+    return _run_grower(ws, s, X_binned, y, n_bins, scores, s.R, unit, True, borrow_views)
