@@ -436,12 +436,14 @@ def _node_bins(X, sample_index, start, end, n_bins, want_split, nbin, u, ub, xw)
 
 @njit(cache=True, nogil=True)
 def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sums, sa, sc, sd,
-                 cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver):
+                 cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver, saved, restore):
     """The sweep state before position 0: every wrong example counted as an error under every
     label, every loss term before its kink. Per (label, feature, non-empty bin): the error
     counts cnt and (with ``sums``) the loss sums sa, sc, sd (summed in S's order, as every
     later update, so each cell's float is the same whatever the layout); per (label, feature,
-    threshold v): the errors on the left (pe, bins <= ub[f, v]) and on the right (rc)."""
+    threshold v): the errors on the left (pe, bins <= ub[f, v]) and on the right (rc).
+    ``saved`` = (sa0, sc0, tsa0, tsc0): the sums are kept there when made, and copied back
+    from there with ``restore`` (the node's second sweep starts from the same sums)."""
     K, F, _ = sa.shape
     for k in range(K):
         tot[k] = 0
@@ -471,6 +473,7 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
                     rc[k, f, v] = nwrong - c
     if not sums:
         return
+    sa0, sc0, tsa0, tsc0 = saved
     for k in range(K):
         tsa[k] = 0.0
         tsc[k] = 0.0
@@ -482,6 +485,15 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
                 sc[k, f, w] = 0.0
                 sd[k, f, w] = 0.0
                 hmin[k, f, w] = INF
+    if restore:
+        for k in range(K):
+            tsa[k] = tsa0[k]
+            tsc[k] = tsc0[k]
+            for f in range(F):
+                for w in range(u[f]):
+                    sa[k, f, w] = sa0[k, f, w]
+                    sc[k, f, w] = sc0[k, f, w]
+        return
     for q in range(start, end):
         i = sample_index[q]
         yi = y[i]
@@ -498,6 +510,13 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
                     sa[k, f, w] += e
                 else:
                     sc[k, f, w] += e
+    for k in range(K):
+        tsa0[k] = tsa[k]
+        tsc0[k] = tsc[k]
+        for f in range(F):
+            for w in range(u[f]):
+                sa0[k, f, w] = sa[k, f, w]
+                sc0[k, f, w] = sc[k, f, w]
 
 
 @njit(cache=True, nogil=True)
@@ -527,12 +546,15 @@ def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, L1, L2, Q):
 
 @njit(cache=True, nogil=True)
 def _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, kinks, sc, sd, cnt,
-                  dirty, tot, tsc, tsd, kver):
+                  dirty, tot, tsc, tsd, kver, kdone):
     """Apply the events of axis position j (the kinks only with ``kinks``); returns the number
     of 0-1 events. A 0-1 event of label k moves k's error count in i's bins and marks k's
-    prefixes dirty (``_count_rows``)."""
+    prefixes dirty (``_count_rows``). A kink moves the label's totals; its per-bin sums are
+    moved here only without ``kdone`` (an empty array); with it, the kink is counted
+    (kdone[k]) and moved when a row of those sums is read (``_apply_kinks``)."""
     a = 0 if j == 0 else jpos[j - 1]
     F = sc.shape[1]
+    lazy = kdone.shape[0] > 0
     n01 = 0
     for q in range(a, jpos[j]):
         code = ev_code[q]
@@ -547,6 +569,9 @@ def _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, kinks, sc
             tsc[k] -= mv
             tsd[k] += dv
             kver[k] += 1
+            if lazy:
+                kdone[k] += 1
+                continue
             for f in range(F):
                 w = xw[i, f]
                 sc[k, f, w] -= mv
@@ -561,6 +586,47 @@ def _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, kinks, sc
             for f in range(F):
                 cnt[k, f, xw[i, f]] += d
     return n01
+
+
+@njit(cache=True, nogil=True)
+def _kink_lists(jpos, ev_code, R, K, klist, kstart, fill):
+    """The node's kinks per label, in the order the sweep applies them (axis position, then
+    ``ev_code`` order): label k's are ev_code[klist[kstart[k]:kstart[k + 1]]]."""
+    for k in range(K + 1):
+        kstart[k] = 0
+    end = jpos[R]
+    for q in range(end):
+        code = ev_code[q]
+        if code & 1 == 1:
+            ik = code >> 1
+            kstart[ik - (ik // K) * K + 1] += 1
+    for k in range(K):
+        kstart[k + 1] += kstart[k]
+    for k in range(K):
+        fill[k] = kstart[k]
+    for q in range(end):
+        code = ev_code[q]
+        if code & 1 == 1:
+            ik = code >> 1
+            k = ik - (ik // K) * K
+            klist[fill[k]] = q
+            fill[k] += 1
+
+
+@njit(cache=True, nogil=True)
+def _apply_kinks(k, f, ev_code, K, em, ew, xw, sc, sd, klist, kstart, kdone, kcur):
+    """Move the kinks of label k passed so far (kdone[k]) but not yet moved in feature f's
+    bins (from kcur[k, f]): the per-bin sums of row (k, f) as ``_apply_bucket`` would have
+    left them. Each bin receives the same subtractions and additions in the same order, so
+    the same floats."""
+    base = kstart[k]
+    for x in range(kcur[k, f], kdone[k]):
+        code = ev_code[klist[base + x]]
+        i = (code >> 1) // K
+        w = xw[i, f]
+        sc[k, f, w] -= em[i]
+        sd[k, f, w] += ew[i, k]
+    kcur[k, f] = kdone[k]
 
 
 @njit(cache=True, nogil=True)
@@ -642,7 +708,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                       stamp, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa,
                       tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc,
                       pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat,
-                      half):
+                      half, lazy):
     """Best split of node S (Alg. 1.2 lines 4-13) under the global key (module docstring).
 
     Returns (found, feature, threshold, k_left, k_right, k_single); k_single is the best
@@ -699,6 +765,15 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                  ev_code, K)
     keep = bE     # free after _rest_of_tree
     _stretch_minima(jpos, ev_code, R, oE, keep)
+    # Kinks move the per-bin loss sums of a (label, feature) row only when that row is read
+    # (``_apply_kinks``): most rows are read at few positions, if at all.
+    klist, kstart, kfill, kdone, kcur, kempty, sa0, sc0, tsa0, tsc0 = lazy
+    saved = (sa0, sc0, tsa0, tsc0)
+    if any_valid:
+        _kink_lists(jpos, ev_code, R, K, klist, kstart, kfill)
+        kdone_b = kdone
+    else:
+        kdone_b = kempty
     for k in range(K):
         lmin[k] = _BIG
         xs[k] = INF
@@ -742,14 +817,15 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         if any_valid and two_pass:
             # Pass A: every candidate's smallest error over the axis (L), on the errors alone.
             _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, False, sa,
-                         sc, sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver)
+                         sc, sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver, saved,
+                         False)
             for f in range(F):
                 for v in range(u[f] - 1):
                     Q[f, v] = _BIG
             first = True
             for j in range(R):
                 n01 = _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, False,
-                                    sc, sd, cnt, dirty, tot, tsc, tsd, kver)
+                                    sc, sd, cnt, dirty, tot, tsc, tsd, kver, kempty)
                 if n01 > 0:
                     first = True
                 if keep[j] == 0 or not first:
@@ -798,8 +874,14 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         # Pass B: the cell losses where a candidate has its smallest error (without pass A:
         # its running smallest error), folded in axis order (X: NaN until the first), and the
         # single labels.
+        # (The second sweep's sums are the first's: copied, not summed again.)
         _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, True, sa, sc,
-                     sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver)
+                     sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver, saved, sweep > 0)
+        if any_valid:
+            for k in range(K):
+                kdone[k] = 0
+                for f in range(F):
+                    kcur[k, f] = 0
         for f in range(F):
             for v in range(u[f] - 1):
                 Q[f, v] = _BIG
@@ -807,7 +889,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         first = True
         for j in range(R):
             n01 = _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, True, sc,
-                                sd, cnt, dirty, tot, tsc, tsd, kver)
+                                sd, cnt, dirty, tot, tsc, tsd, kver, kdone_b)
             if n01 > 0:
                 first = True          # a new stretch
             if keep[j] == 0:
@@ -970,8 +1052,12 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                         xk = X2[f, v, k]
                         xkc = X2c[f, v, k]
                     if rowver[a, f] != kver[a]:
+                        _apply_kinks(a, f, ev_code, K, em, ew, xw, sc, sd, klist, kstart, kdone,
+                                     kcur)
                         _loss_row(sa, sc, sd, a, f, nt, pa, pc, pd, rowver, kver)
                     if rowver[k, f] != kver[k]:
+                        _apply_kinks(k, f, ev_code, K, em, ew, xw, sc, sd, klist, kstart, kdone,
+                                     kcur)
                         _loss_row(sa, sc, sd, k, f, nt, pa, pc, pd, rowver, kver)
                     if sweep == 0:
                         A = oA + tsa[a] - pa[a, f, v] + pa[k, f, v]
@@ -1164,7 +1250,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
                  oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd,
                  nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph,
                  sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat, half, snap,
-                 resume):
+                 resume, lazy):
     """Grow a tree (``half[11][0]``: the key's kink placement, 2 = both, see
     ``grow_phase1_pair``). With ``resume`` the tree starts from the state ``snap`` holds
     instead of the root (``resume_cut_tree``)."""
@@ -1205,7 +1291,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
             R, axis, em, kink_pos, ew, unit, mark, 0, oE, oC, oD, oH, bE, bC, bD, jpos,
             ev_code, sa, sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin,
             xs, u, ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt,
-            dirty, vcnt, mstat, half)
+            dirty, vcnt, mstat, half, lazy)
         if hon[0] == 2 and dstat[0] == 1:
             # The two placements differ on the root's label: the cut-aware tree is grown
             # from the start.
@@ -1225,7 +1311,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
             correct, rank, s_idx, R, axis, em, kink_pos, ew, unit, mark, stamp, oE, oC, oD, oH,
             bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2,
             kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp,
-            kver, Q, lst, cnt, dirty, vcnt, mstat, half)
+            kver, Q, lst, cnt, dirty, vcnt, mstat, half, lazy)
         stamp += 1
         if hon[0] == 2 and dstat[0] == 1:
             # The cut-aware search of this node might choose otherwise: keep the tree as it
@@ -1269,7 +1355,7 @@ def _grow_phase1_views(X, y, scores, n_bins, max_depth, R, unit, sample_index, p
                        kink_pos, ew, mark, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc,
                        sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u,
                        ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst,
-                       cnt, dirty, vcnt, mstat, half, snap, resume):
+                       cnt, dirty, vcnt, mstat, half, snap, resume, lazy):
     """``_grow_phase1`` on borrowed views of its arrays (``borrowed``): the node search calls
     its helpers at every axis position with tens of arrays, and the runtime's reference
     counting of those arguments is then a null test. The same types and data: the same
@@ -1350,13 +1436,16 @@ def _grow_phase1_views(X, y, scores, n_bins, max_depth, R, unit, sample_index, p
     snap = (borrowed(snap[0]), borrowed(snap[1]), borrowed(snap[2]), borrowed(snap[3]),
             borrowed(snap[4]), borrowed(snap[5]), borrowed(snap[6]), borrowed(snap[7]),
             borrowed(snap[8]), borrowed(snap[9]), borrowed(snap[10]), borrowed(snap[11]))
+    lazy = (borrowed(lazy[0]), borrowed(lazy[1]), borrowed(lazy[2]), borrowed(lazy[3]),
+            borrowed(lazy[4]), borrowed(lazy[5]), borrowed(lazy[6]), borrowed(lazy[7]),
+            borrowed(lazy[8]), borrowed(lazy[9]))
     _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
                  feature, threshold, left, right, node_label, node_start, node_end, node_depth,
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
                  oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd,
                  nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd,
                  ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat, half,
-                 snap, resume)
+                 snap, resume, lazy)
 
 
 class Phase1Scratch:
@@ -1410,6 +1499,13 @@ class Phase1Scratch:
                      np.zeros(m, np.int32), np.zeros(m, np.int64), np.zeros(m, np.int64),
                      np.zeros(m, np.int32), np.zeros(m, np.int32), np.zeros(2, np.int64))
         self.R = 0
+        # The node's kinks per label and how far each (label, feature) row of the loss sums
+        # has moved them (``_kink_lists``, ``_apply_kinks``); the loss sums before position
+        # 0, kept for the node's second sweep (``_reset_sweep``).
+        self.lazy = (np.zeros(max(n * K, 1), np.int64), np.zeros(K + 1, np.int64),
+                     np.zeros(K, np.int64), np.zeros(K, np.int64), np.zeros((K, F), np.int64),
+                     np.zeros(0, np.int64), np.zeros((K, F, B)), np.zeros((K, F, B)),
+                     np.zeros(K), np.zeros(K))
 
 
 # Status of ``grow_phase1_pair``: the cut-aware tree is the midpoint tree; it goes on from
@@ -1439,7 +1535,7 @@ def _run_grower(ws, s, X_binned, y, n_bins, scores, R, unit, resume, borrow_view
                  ws.sc, ws.sd, ws.tot, ws.tsa, ws.tsc, ws.tsd, ws.nbin, ws.L1, ws.X1, ws.L2,
                  ws.X2, ws.kleft, ws.tmin, ws.lmin, ws.xs, s.u, s.ub, s.xw, s.pe, s.rc, s.pa,
                  s.pc, s.pd, s.ph, s.sh, s.hmin, s.rowver, s.hstamp, s.kver, s.Q, s.lst,
-                 s.cnt, s.dirty, s.vcnt, s.mstat, s.half, s.snap, bool(resume))
+                 s.cnt, s.dirty, s.vcnt, s.mstat, s.half, s.snap, bool(resume), s.lazy)
     return int(ws.n_nodes[0])
 
 
