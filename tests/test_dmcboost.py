@@ -976,3 +976,45 @@ def test_fast_paths_leave_whole_fits_unchanged(depth, n_prime, monkeypatch):
                      est.stop_reason_, est.phase1_stop_])
     assert fits[0] == fits[1]
     assert est.n_phase1_rounds_ >= 2 and est.n_rounds_ > est.n_phase1_rounds_
+
+
+def test_a_fit_capped_inside_phase1_is_its_siblings_whole_fit():
+    # n_rounds ends the fit while Phase I still runs: no n' can change a round, so the fit is
+    # saved as the grid point's shared prefix at the cap and a sibling with another n' takes
+    # it whole (no round of its own) — with the numbers of its own fit from round 1.
+    import pickle
+
+    class Store:
+        def __init__(self):
+            self.states = {}
+
+        def load(self, fp):
+            got = self.states.get(fp)
+            return None if got is None else pickle.loads(got)
+
+        def save(self, fp, state):
+            self.states[fp] = pickle.dumps(state)
+
+    X, y = make_data(3, n=240, noise=0.5)
+    Xv, yv = make_data(4, n=80, noise=0.5)
+    params = dict(n_rounds=12, max_depth=2, max_bins=16, phase1_patience=1000)
+    store = Store()
+    first = DMCBoost(n_prime="1", **params).fit(X, y, eval_set=[(Xv, yv)], prefix=store)
+    assert first.n_rounds_ == 12 and first.n_phase1_rounds_ == 12 and not first.phase1_stop_
+    assert len(store.states) == 1
+    sibling = DMCBoost(n_prime="n/2", **params).fit(X, y, eval_set=[(Xv, yv)], prefix=store)
+    fresh = DMCBoost(n_prime="n/2", **params).fit(X, y, eval_set=[(Xv, yv)])
+    assert sibling.prefix_rounds_ == 12 and fresh.prefix_rounds_ == 0
+    for a in ("train_errors_", "eval_errors_", "objective_", "phase_", "relaxed_"):
+        np.testing.assert_array_equal(getattr(sibling, a), getattr(fresh, a))
+    assert (sibling.stop_reason_, sibling.n_phase1_rounds_) == (fresh.stop_reason_,
+                                                                fresh.n_phase1_rounds_)
+    np.testing.assert_array_equal(sibling.decision_function(Xv), fresh.decision_function(Xv))
+    # A fit whose Phase I ends before the cap saves its prefix where Phase II starts (as
+    # before), not at the cap.
+    store2 = Store()
+    short = DMCBoost(n_prime="1", **dict(params, n_rounds=60, phase1_patience=2))
+    short.fit(X, y, prefix=store2)
+    assert short.n_phase1_rounds_ < 60 and short.phase1_stop_
+    (state,) = [pickle.loads(v) for v in store2.states.values()]
+    assert state["kept"] == short.n_phase1_rounds_

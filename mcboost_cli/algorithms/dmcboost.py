@@ -226,6 +226,10 @@ class DirectBoosting(BaseBoosting):
         del self._kinks, self._cs, self._ds, self._korder, self._cpre, self._dpre
         del self._phase_log, self._objective_log, self._relaxed_log
 
+    def _in_shared_prefix(self):
+        # Phase I has neither ended nor handed over to Phase II (base, "Shared prefixes").
+        return self._phase == 1 and not self.phase1_stop_
+
     def _add_train_round(self, t, X_binned, y, scores, pred):
         # The grower left each training sample's label of this round in ws.vote.
         return self.forest_.add_round_votes(t, self._ws.vote, y, scores, pred)
