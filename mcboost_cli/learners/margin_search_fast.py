@@ -123,24 +123,12 @@ def _sort_by_margin(margin, idx, L):
 # and, without groups, ``sx[f, p]`` its bin on feature f (``_node_views``).
 
 
-# The loops below take the arrays of ``items`` unpacked once per call (``_item_arr``,
-# ``_item_at_arr``, ...): a tuple unpacked inside an inlined helper in a loop costs a
-# reference-count increment and decrement per array and iteration (numba's NRT), which was
-# most of a Phase II tree's time (measured: ALGORITHMS.md, "Speed").
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _item(items, q, X, f, t, mode):
     """(member example, members voted label a, members voted label b) of item q under a
     candidate: MODE_LEFT votes a on S_left (S_right is not a member), MODE_SPLIT a on
     S_left and b on S_right, MODE_ALL a on the whole node."""
     grouped, _, rep, gcnt, cum, _, _, _, _ = items
-    return _item_arr(grouped, rep, gcnt, cum, q, X, f, t, mode)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _item_arr(grouped, rep, gcnt, cum, q, X, f, t, mode):
-    """``_item`` with the arrays of ``items`` given."""
     if grouped:
         r = rep[q]
         tot = gcnt[q]
@@ -170,9 +158,10 @@ def _item_fixed_var(items, q, X, f, t, mode):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _item_at(grouped, gcnt, cum, sx, order_m, p, f, t, mode):
+def _item_at(items, order_m, p, f, t, mode):
     """(members voted label a, members voted label b) of the item at margin position p: the
-    counts of ``_item``, read from the margin-ordered views (the arrays of ``items``)."""
+    counts of ``_item``, read from the margin-ordered views."""
+    grouped, _, _, gcnt, cum, _, _, _, sx = items
     if grouped:
         it = order_m[p]
         tot = gcnt[it]
@@ -192,19 +181,19 @@ def _item_at(grouped, gcnt, cum, sx, order_m, p, f, t, mode):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _fixed_var_at(grouped, gcnt, cum, sx, order_m, p, f, t, mode):
+def _fixed_var_at(items, order_m, p, f, t, mode):
     """``_item_fixed_var``'s counts (fixed label, varying label) from the views."""
-    na, nb = _item_at(grouped, gcnt, cum, sx, order_m, p, f, t, mode)
+    na, nb = _item_at(items, order_m, p, f, t, mode)
     if mode == MODE_SPLIT:
         return na, nb
     return 0, na
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _member_at(grouped, rep, order_m, p):
+def _member_at(items, order_m, p):
     """A member example of the item at margin position p."""
     it = order_m[p]
-    return rep[it] if grouped else it
+    return items[2][it] if items[0] else it
 
 
 @njit(cache=True, nogil=True)
@@ -403,7 +392,9 @@ def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, alpha
     if not grouped:
         return _scan_examples(f, t, lab_a, lab_b, mode, items, L, kcap, alpha, ucap, bufs,
                               order_m)
-    _, _, _, gcnt, cum, sm, sy, sw, sx = items
+    sm = items[5]
+    sy = items[6]
+    sw = items[7]
     nbuf, sbuf, wbuf, tmp, tmpw = bufs
     cnt = 0
     seen = 0
@@ -413,7 +404,7 @@ def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, alpha
         mi = sm[q]
         if mi > bound or mi - alpha > ucap or (seen >= kcap and mi - alpha > umax):
             break
-        na, nb = _item_at(grouped, gcnt, cum, sx, order_m, q, f, t, mode)
+        na, nb = _item_at(items, order_m, q, f, t, mode)
         if na + nb == 0:
             continue
         yi = sy[q]
@@ -855,7 +846,7 @@ def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, ite
     same slopes with the tied slots shared evenly among the tied members, divided by kcap);
     returns (S(0), length of the margin-ordered prefix of items read, the kcap-th smallest
     margin v0)."""
-    grouped, _, rep, gcnt, cum, sm, _, _, sx = items
+    sm = items[5]
     K = jQ0.shape[0]
     for k in range(K):
         vstrict[k] = 0.0
@@ -874,7 +865,7 @@ def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, ite
         mi = sm[q]
         if seen >= kcap and mi > v0:
             break
-        na, nb = _item_at(grouped, gcnt, cum, sx, order_m, q, f, t, mode)
+        na, nb = _item_at(items, order_m, q, f, t, mode)
         nm = na + nb
         if nm == 0:
             continue
@@ -891,10 +882,10 @@ def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, ite
         if mi > v0:
             read = q
             break
-        nfix, nvar = _fixed_var_at(grouped, gcnt, cum, sx, order_m, q, f, t, mode)
+        nfix, nvar = _fixed_var_at(items, order_m, q, f, t, mode)
         if nfix + nvar == 0:
             continue
-        r = _member_at(grouped, rep, order_m, q)
+        r = _member_at(items, order_m, q)
         yi = y[r]
         if mi < v0:
             n_strict += nfix + nvar
@@ -958,7 +949,8 @@ def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap
     """acc[k] = sum of w - 0 over the first kcap members (in margin order) voted a wrong label
     under label k (+inf when fewer exist): S(alpha) <= acc[k] - kcap alpha for every alpha,
     since such a member's numerator is at most w - alpha. One pass for all labels."""
-    grouped, _, _, gcnt, cum, _, sy, sw, sx = items
+    sy = items[6]
+    sw = items[7]
     K = acc.shape[0]
     for k in range(K):
         acc[k] = 0.0
@@ -968,7 +960,7 @@ def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap
     for q in range(L):
         if n_full >= K:
             break
-        nfix, nvar = _fixed_var_at(grouped, gcnt, cum, sx, order_m, q, f, t, mode)
+        nfix, nvar = _fixed_var_at(items, order_m, q, f, t, mode)
         if nfix + nvar == 0:
             continue
         # sw[q, k] is ay - scores[r, k], the same subtraction.
@@ -1392,7 +1384,7 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     v0 = INF
     for q in range(L):
         it = order_m[q]
-        _, nm, _ = _item_arr(grouped, rep, gcnt, cum, it, X, 0, 0, MODE_ALL)
+        _, nm, _ = _item(items, it, X, 0, 0, MODE_ALL)
         S0 += min(nm, kS - seen) * imargin[it]
         seen += nm
         if seen >= kS:
@@ -1415,7 +1407,7 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
         mi = imargin[it]
         if mi > v0:
             break
-        r, nm, _ = _item_arr(grouped, rep, gcnt, cum, it, X, 0, 0, MODE_ALL)
+        r, nm, _ = _item(items, it, X, 0, 0, MODE_ALL)
         for k in range(K):
             jval[k] = 0.0
         _add_slopes0(scores, y, margin, top_lab, r, jval, 1.0)
