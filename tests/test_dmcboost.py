@@ -836,6 +836,9 @@ def test_phase1_keeps_the_exactly_better_of_its_two_proposals(seed, monkeypatch)
 
     monkeypatch.setattr(dm, "grow_zero_one_tree", recording_grow)
     monkeypatch.setattr(dm.DirectBoosting, "_keep", recording_keep)
+    # Each proposal grown on its own (the pair growth gives the same two trees: tested in
+    # test_phase1_pair_grows_both_proposals).
+    monkeypatch.setattr(dm.DirectBoosting, "_phase1_pair", False)
     X, y = make_data(seed, noise=0.2)
     DMCBoost(n_rounds=40, max_depth=2, max_bins=32, n_prime="n/10").fit(X, y)
     cut_won = 0
@@ -846,3 +849,172 @@ def test_phase1_keeps_the_exactly_better_of_its_two_proposals(seed, monkeypatch)
         np.testing.assert_array_equal(vote, v1 if cut_better else v0)
         cut_won += cut_better and not np.array_equal(v0, v1)
     assert len(kept) >= 5 and cut_won >= 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Speed paths that must not change a number (ALGORITHMS.md, "Speed")
+# ---------------------------------------------------------------------------------------------
+
+
+def _tree_of(ws, m):
+    return (m, ws.feature[:m].tolist(), ws.threshold[:m].tolist(), ws.left[:m].tolist(),
+            ws.node_label[:m].tolist(), ws.vote.tolist())
+
+
+@pytest.mark.parametrize("two_pass", [None, False, True])
+def test_phase1_pair_grows_both_proposals(two_pass):
+    # grow_phase1_pair grows the midpoint tree with the cut-aware keys folded beside it and
+    # says whether the cut-aware tree is the same (PAIR_SAME), parts from it at a node
+    # (PAIR_RESUME: resume_cut_tree goes on from there) or at the root's label
+    # (PAIR_RESTART). Each must give the very trees grown on their own, and every status
+    # must occur (a pair that always restarts, or never parts, would pass the tree checks).
+    rng = np.random.default_rng(21)
+    seen = {p1.PAIR_SAME: 0, p1.PAIR_RESUME: 0, p1.PAIR_RESTART: 0}
+    for it in range(150):
+        if it % 3 == 0:
+            X, n_bins, scores, y, c, K = random_node_problem(rng, it % 2 == 0)
+        else:
+            X, n_bins, scores, y, c, K = placement_problem(rng)
+        depth = int(rng.integers(1, 5))
+        # Each grown on its own, one after the other in one workspace, as DMCBoost's round
+        # did: every array as the forest copies it, a leaf's threshold (never written by a
+        # grower) included.
+        alone = []
+        ws = ZeroOneWorkspace(len(y), X.shape[1], X.max() + 1, K, depth)
+        for cut in (False, True):
+            m = p1.grow_zero_one_tree(ws, X, y, n_bins, scores, c, two_pass=two_pass,
+                                      cut_aware=cut)
+            alone.append(_tree_of(ws, m))
+        ws = ZeroOneWorkspace(len(y), X.shape[1], X.max() + 1, K, depth)
+        m, status = p1.grow_phase1_pair(ws, X, y, n_bins, scores, c, two_pass=two_pass)
+        assert _tree_of(ws, m) == alone[0]
+        seen[status] += 1
+        if status == p1.PAIR_SAME:
+            assert alone[1] == alone[0]
+        else:
+            m_cut = p1.resume_cut_tree(ws, X, y, n_bins, scores, status, c,
+                                       two_pass=two_pass)
+            assert _tree_of(ws, m_cut) == alone[1]
+    assert min(seen.values()) >= 5, seen
+
+
+def test_phase1_and_phase2_trees_on_borrowed_views_equal_the_plain_ones():
+    # The growers' node searches on borrowed (reference-count-free) views of the arrays and
+    # on the arrays themselves: the same trees, Phase I under both kink placements and
+    # Phase II with examples and groups, n' from 1 to n.
+    rng = np.random.default_rng(23)
+    for it in range(40):
+        X, n_bins, scores, y, c, K = placement_problem(rng)
+        depth = int(rng.integers(1, 4))
+        for cut in (False, True):
+            trees = []
+            for views in (False, True):
+                ws = ZeroOneWorkspace(len(y), X.shape[1], X.max() + 1, K, depth)
+                m = p1.grow_zero_one_tree(ws, X, y, n_bins, scores, c, cut_aware=cut,
+                                          borrow_views=views)
+                trees.append(_tree_of(ws, m))
+            assert trees[0] == trees[1]
+        nprime = int(rng.integers(1, len(y) + 1))
+        for grouping in ("off", "on"):
+            trees = []
+            for views in (False, True):
+                ws = ZeroOneWorkspace(len(y), X.shape[1], X.max() + 1, K, depth)
+                m = grow_margin_tree(ws, X, y, n_bins, scores, c, nprime, eps=0.01,
+                                     grouping=grouping, borrow_views=views)
+                trees.append(_tree_of(ws, m))
+            assert trees[0] == trees[1]
+
+
+def test_borrowed_view_shares_the_data_and_leaves_the_count():
+    import sys
+
+    from numba import njit
+
+    from mcboost_cli.learners.borrowed import borrowed
+
+    @njit
+    def write_through(a, b, v):
+        va = borrowed(a)
+        vb = borrowed(b)
+        va[1] = v
+        vb[0, 2] = v + 1.0
+        return va.shape[0] + vb.shape[1] + vb.strides[0]
+
+    a = np.zeros(5)
+    b = np.zeros((4, 3))[::2]          # a strided view: the strides must be kept
+    before = (sys.getrefcount(a), sys.getrefcount(b))
+    for k in range(100):
+        r = write_through(a, b, float(k))
+    assert a[1] == 99.0 and b[0, 2] == 100.0
+    assert r == 5 + 3 + b.strides[0]
+    assert (sys.getrefcount(a), sys.getrefcount(b)) == before
+
+
+@pytest.mark.parametrize("depth", [1, 3, 5])
+@pytest.mark.parametrize("n_prime", ["1", "n/10", "n/2"])
+def test_fast_paths_leave_whole_fits_unchanged(depth, n_prime, monkeypatch):
+    # Whole fits with Phase I's pair growth and the borrowed views against each proposal
+    # grown on its own on plain arrays: every number of the fit the same, bit for bit.
+    import mcboost_cli.algorithms.dmcboost as dm
+
+    X, y = make_data(depth + len(n_prime), n=200, noise=0.4)
+    Xv, yv = make_data(100 + depth, n=80, noise=0.4)
+    fits = []
+    for fast in (False, True):
+        monkeypatch.setattr(dm.DirectBoosting, "_phase1_pair", fast)
+        monkeypatch.setattr(dm.DirectBoosting, "_borrow_views", fast)
+        est = DMCBoost(n_rounds=150, max_depth=depth, max_bins=16, n_prime=n_prime,
+                       phase1_patience=5).fit(X, y, eval_set=[(Xv, yv)])
+        fo = est.forest_
+        m = fo.n_nodes_total
+        fits.append([fo.feature[:m].tobytes(), fo.threshold[:m].tobytes(),
+                     fo.left[:m].tobytes(), fo.leaf_label[:m].tobytes(),
+                     np.array(fo.alpha).tobytes(), est.train_errors_.tobytes(),
+                     est.eval_errors_.tobytes(), est.objective_.tobytes(),
+                     est.phase_.tobytes(), est.relaxed_.tobytes(),
+                     est.decision_function(Xv).tobytes(), est.n_phase1_rounds_,
+                     est.stop_reason_, est.phase1_stop_])
+    assert fits[0] == fits[1]
+    assert est.n_phase1_rounds_ >= 2 and est.n_rounds_ > est.n_phase1_rounds_
+
+
+def test_a_fit_capped_inside_phase1_is_its_siblings_whole_fit():
+    # n_rounds ends the fit while Phase I still runs: no n' can change a round, so the fit is
+    # saved as the grid point's shared prefix at the cap and a sibling with another n' takes
+    # it whole (no round of its own) — with the numbers of its own fit from round 1.
+    import pickle
+
+    class Store:
+        def __init__(self):
+            self.states = {}
+
+        def load(self, fp):
+            got = self.states.get(fp)
+            return None if got is None else pickle.loads(got)
+
+        def save(self, fp, state):
+            self.states[fp] = pickle.dumps(state)
+
+    X, y = make_data(3, n=240, noise=0.5)
+    Xv, yv = make_data(4, n=80, noise=0.5)
+    params = dict(n_rounds=12, max_depth=2, max_bins=16, phase1_patience=1000)
+    store = Store()
+    first = DMCBoost(n_prime="1", **params).fit(X, y, eval_set=[(Xv, yv)], prefix=store)
+    assert first.n_rounds_ == 12 and first.n_phase1_rounds_ == 12 and not first.phase1_stop_
+    assert len(store.states) == 1
+    sibling = DMCBoost(n_prime="n/2", **params).fit(X, y, eval_set=[(Xv, yv)], prefix=store)
+    fresh = DMCBoost(n_prime="n/2", **params).fit(X, y, eval_set=[(Xv, yv)])
+    assert sibling.prefix_rounds_ == 12 and fresh.prefix_rounds_ == 0
+    for a in ("train_errors_", "eval_errors_", "objective_", "phase_", "relaxed_"):
+        np.testing.assert_array_equal(getattr(sibling, a), getattr(fresh, a))
+    assert (sibling.stop_reason_, sibling.n_phase1_rounds_) == (fresh.stop_reason_,
+                                                                fresh.n_phase1_rounds_)
+    np.testing.assert_array_equal(sibling.decision_function(Xv), fresh.decision_function(Xv))
+    # A fit whose Phase I ends before the cap saves its prefix where Phase II starts (as
+    # before), not at the cap.
+    store2 = Store()
+    short = DMCBoost(n_prime="1", **dict(params, n_rounds=60, phase1_patience=2))
+    short.fit(X, y, prefix=store2)
+    assert short.n_phase1_rounds_ < 60 and short.phase1_stop_
+    (state,) = [pickle.loads(v) for v in store2.states.values()]
+    assert state["kept"] == short.n_phase1_rounds_

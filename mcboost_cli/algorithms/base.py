@@ -44,7 +44,9 @@ store (``load(fingerprint)``/``save(fingerprint, state)``, e.g.
 ``runner.checkpoint.PrefixStore``), ``fit`` saves the state at that point under a fingerprint
 that leaves those parameters out, and a later fit of a sibling starts from it instead of
 recomputing it. Its numbers are those of a fit from round 1 (tested bit for bit); only its
-fit time is shorter.
+fit time is shorter. A fit that reaches ``n_rounds`` still inside the shared part (a
+DMCBoost Phase I that neither ends nor stops before the cap: ``_in_shared_prefix``) is its
+siblings' whole fit, so it is saved as their prefix too and they run no round.
 """
 
 from __future__ import annotations
@@ -300,6 +302,10 @@ class BaseBoosting(*ESTIMATOR_BASES, ABC):
                 flush_train_votes()
                 checkpoint.save(fingerprint, self._snapshot(kept, scores, preds, errors))
         flush_train_votes()
+        if (self._prefix_cb is not None and kept == n_rounds and kept > self.prefix_rounds_
+                and self._in_shared_prefix()):
+            # The cap came before the shared part ended: every sibling's fit is this one.
+            self._prefix_cb()
         # kept == 0 is a legitimate outcome (e.g. AdaBoost.M1 whose first tree has weighted
         # error >= 1/2 aborts with T = 0): the ensemble is empty, its scores are all zero.
         self.n_rounds_ = kept
@@ -308,6 +314,11 @@ class BaseBoosting(*ESTIMATOR_BASES, ABC):
         del self._prefix_cb
         self._free_state()
         return self
+
+    def _in_shared_prefix(self) -> bool:
+        """The fit has not left the part its siblings share (``_prefix_reached`` not yet
+        called); subclasses with ``_prefix_free_params`` say so."""
+        return False
 
     def _prefix_reached(self):
         """The subclass's shared prefix ends here (module docstring, "Shared prefixes"): the

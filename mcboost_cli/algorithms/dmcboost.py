@@ -52,7 +52,12 @@ from ..learners.line_search import (
 )
 from ..learners.margin_search_exhaustive import OBJ_BOTTOM_AVG, OBJ_ORDER
 from ..learners.margin_tree import grow_margin_tree
-from ..learners.zero_one_phase1 import grow_zero_one_tree
+from ..learners.zero_one_phase1 import (
+    PAIR_SAME,
+    grow_phase1_pair,
+    grow_zero_one_tree,
+    resume_cut_tree,
+)
 from ..learners.zero_one_workspace import ZeroOneWorkspace
 from .base import BaseBoosting, RoundOutcome
 from .params import MAX_BINS, MAX_DEPTH, N_ROUNDS, ParamSpec
@@ -222,6 +227,10 @@ class DirectBoosting(BaseBoosting):
         del self._kinks, self._cs, self._ds, self._korder, self._cpre, self._dpre
         del self._phase_log, self._objective_log, self._relaxed_log
 
+    def _in_shared_prefix(self):
+        # Phase I has neither ended nor handed over to Phase II (base, "Shared prefixes").
+        return self._phase == 1 and not self.phase1_stop_
+
     def _add_train_round(self, t, X_binned, y, scores, pred):
         # The grower left each training sample's label of this round in ws.vote.
         return self.forest_.add_round_votes(t, self._ws.vote, y, scores, pred)
@@ -274,16 +283,37 @@ class DirectBoosting(BaseBoosting):
         # DirectBoost Alg. 1 lines 12-13 then decide between the two trees exactly — the
         # larger error reduction of the line search, then the smaller exponential loss —
         # and the midpoint tree on a tie.
-        m = grow_zero_one_tree(ws, X_binned, y, self._n_bins, self._scores, self._c,
-                               UNBOUNDED_STEP)                        # line 4
-        found = self._line_search_phase1(y)                           # line 5
-        ws.save_tree(m)
-        m_cut = grow_zero_one_tree(ws, X_binned, y, self._n_bins, self._scores, self._c,
-                                   UNBOUNDED_STEP, cut_aware=True)
-        found_cut = None if ws.same_votes_as_saved() else self._line_search_phase1(y)
+        if self._phase1_pair:
+            # Both trees from one growth where they agree (``grow_phase1_pair``): the same
+            # two trees, so the same choice below.
+            m, status = grow_phase1_pair(ws, X_binned, y, self._n_bins, self._scores,
+                                         self._c, UNBOUNDED_STEP,
+                                         borrow_views=self._borrow_views)     # line 4
+            found = self._line_search_phase1(y)                       # line 5
+            cut_grown = status != PAIR_SAME
+            if not cut_grown:
+                found_cut = None
+            else:
+                ws.save_tree(m)
+                m_cut = resume_cut_tree(ws, X_binned, y, self._n_bins, self._scores, status,
+                                        self._c, UNBOUNDED_STEP,
+                                        borrow_views=self._borrow_views)
+                found_cut = (None if ws.same_votes_as_saved()
+                             else self._line_search_phase1(y))
+        else:
+            m = grow_zero_one_tree(ws, X_binned, y, self._n_bins, self._scores, self._c,
+                                   UNBOUNDED_STEP,
+                                   borrow_views=self._borrow_views)   # line 4
+            found = self._line_search_phase1(y)                       # line 5
+            ws.save_tree(m)
+            cut_grown = True
+            m_cut = grow_zero_one_tree(ws, X_binned, y, self._n_bins, self._scores, self._c,
+                                       UNBOUNDED_STEP, cut_aware=True,
+                                       borrow_views=self._borrow_views)
+            found_cut = None if ws.same_votes_as_saved() else self._line_search_phase1(y)
         if found_cut is not None and _proposal_better(found_cut, found):
             m, found = m_cut, found_cut
-        else:
+        elif cut_grown:
             ws.restore_tree(m)
         alpha, err_min, err_now, _, _, loss, loss0 = found
         if err_now == 0:
@@ -391,6 +421,13 @@ class DirectBoosting(BaseBoosting):
             self._since_best += 1
         return self._keep(t, m, alpha, 2, self._g, relaxed=relaxed)
 
+    # Phase I's two proposals from one growth where they agree (``grow_phase1_pair``, True)
+    # or each grown on its own (False, the tests' reference); the same trees either way.
+    _phase1_pair = True
+    # The tree growers' node searches on borrowed array views (True; ``learners.borrowed``)
+    # or on the arrays themselves (False, the tests' reference); the same trees either way.
+    _borrow_views = True
+
     # The node search of the binary n'-th order margin: ``margin_search_order`` (True) or the
     # plain exhaustive one (False, the tests' reference); the same trees either way.
     _order_fast = True
@@ -398,7 +435,7 @@ class DirectBoosting(BaseBoosting):
     def _grow_phase2_tree(self, X_binned, y, eps):
         return grow_margin_tree(self._ws, X_binned, y, self._n_bins, self._scores, self._c,
                                 self.n_prime_, self._objective, self._constrain, eps,
-                                order_fast=self._order_fast)
+                                order_fast=self._order_fast, borrow_views=self._borrow_views)
 
     def _increase_tol(self, g, alpha):
         """Smallest gain over objective value g that counts as an increase (Alg. 2 line 7).

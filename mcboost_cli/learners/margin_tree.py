@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .borrowed import borrowed
 from .line_search import unnormalised_margins
 from .margin_search_exhaustive import OBJ_BOTTOM_AVG, OBJ_ORDER, _best_split_phase2
 from .margin_search_fast import _best_split_phase2_fast, group_rows, top_labels
@@ -98,9 +99,94 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
     n_nodes_out[0] = n_nodes
 
 
+@njit(cache=True, nogil=True)
+def _grow_views(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
+                sample_index, partition_buf, feature, threshold, left, right, node_label,
+                node_start, node_end, node_depth, stack, vote, n_nodes_out,
+                sa, sc, nbin, nodebuf, tsa, tsc, tsd, lab_mark, acc_a,
+                margin, order, binpos, p, s, w, buf, inc, dec, jval, cand_f, cand_t, ubt, top_lab,
+                grouped, gid, loc, rep, gcnt, gmargin, cum, vbuf, sbuf, vtmp, wbuf, tmpw,
+                sm, sy, sw, sx, cand_heap, mtab, min_tables, ubr, cut, cuts, walk, order_fast):
+    """``_grow`` on borrowed views of its arrays (``borrowed``): the node searches call their
+    helpers hundreds of thousands of times per tree, each with tens of arrays, and the
+    runtime's reference counting of those arguments was most of a tree's time (ALGORITHMS.md,
+    "Speed"). The same types and data: the same compiled searches, the same numbers."""
+    X = borrowed(X)
+    y = borrowed(y)
+    n_bins = borrowed(n_bins)
+    scores = borrowed(scores)
+    sample_index = borrowed(sample_index)
+    partition_buf = borrowed(partition_buf)
+    feature = borrowed(feature)
+    threshold = borrowed(threshold)
+    left = borrowed(left)
+    right = borrowed(right)
+    node_label = borrowed(node_label)
+    node_start = borrowed(node_start)
+    node_end = borrowed(node_end)
+    node_depth = borrowed(node_depth)
+    stack = borrowed(stack)
+    vote = borrowed(vote)
+    sa = borrowed(sa)
+    sc = borrowed(sc)
+    nbin = borrowed(nbin)
+    nodebuf = (borrowed(nodebuf[0]), borrowed(nodebuf[1]), borrowed(nodebuf[2]),
+               borrowed(nodebuf[3]), borrowed(nodebuf[4]))
+    tsa = borrowed(tsa)
+    tsc = borrowed(tsc)
+    tsd = borrowed(tsd)
+    lab_mark = borrowed(lab_mark)
+    acc_a = borrowed(acc_a)
+    margin = borrowed(margin)
+    order = borrowed(order)
+    binpos = borrowed(binpos)
+    p = borrowed(p)
+    s = borrowed(s)
+    w = borrowed(w)
+    buf = borrowed(buf)
+    inc = borrowed(inc)
+    dec = borrowed(dec)
+    jval = borrowed(jval)
+    cand_f = borrowed(cand_f)
+    cand_t = borrowed(cand_t)
+    ubt = borrowed(ubt)
+    top_lab = borrowed(top_lab)
+    gid = borrowed(gid)
+    loc = borrowed(loc)
+    rep = borrowed(rep)
+    gcnt = borrowed(gcnt)
+    gmargin = borrowed(gmargin)
+    cum = borrowed(cum)
+    vbuf = borrowed(vbuf)
+    sbuf = borrowed(sbuf)
+    vtmp = borrowed(vtmp)
+    wbuf = borrowed(wbuf)
+    tmpw = borrowed(tmpw)
+    sm = borrowed(sm)
+    sy = borrowed(sy)
+    sw = borrowed(sw)
+    sx = borrowed(sx)
+    cand_heap = borrowed(cand_heap)
+    mtab = borrowed(mtab)
+    ubr = borrowed(ubr)
+    cut = (borrowed(cut[0]), borrowed(cut[1]), borrowed(cut[2]), borrowed(cut[3]),
+           borrowed(cut[4]), borrowed(cut[5]), borrowed(cut[6]), borrowed(cut[7]),
+           borrowed(cut[8]))
+    walk = (walk[0], borrowed(walk[1]), borrowed(walk[2]), borrowed(walk[3]),
+            borrowed(walk[4]), borrowed(walk[5]), borrowed(walk[6]), borrowed(walk[7]),
+            borrowed(walk[8]), borrowed(walk[9]), borrowed(walk[10]))
+    _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth, sample_index,
+          partition_buf, feature, threshold, left, right, node_label, node_start, node_end,
+          node_depth, stack, vote, n_nodes_out, sa, sc, nbin, nodebuf, tsa, tsc, tsd, lab_mark,
+          acc_a, margin, order, binpos, p, s, w, buf, inc, dec, jval, cand_f, cand_t, ubt,
+          top_lab, grouped, gid, loc, rep, gcnt, gmargin, cum, vbuf, sbuf, vtmp, wbuf, tmpw,
+          sm, sy, sw, sx, cand_heap, mtab, min_tables, ubr, cut, cuts, walk, order_fast)
+
+
 def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprime,
                      objective=OBJ_BOTTOM_AVG, constrain=False, eps=0.0, grouping="auto",
-                     min_tables=True, bound_cuts=15, walk_bound=True, order_fast=True):
+                     min_tables=True, bound_cuts=15, walk_bound=True, order_fast=True,
+                     borrow_views=True):
     """Grow a Phase II tree maximising the margin objective (bottom-n' average or, for
     ``OBJ_ORDER`` with K = 2, the n'-th smallest margin) of the ensemble with training scores
     ``scores`` and total weight ``c``. ``constrain`` keeps each node's line search inside the
@@ -135,7 +221,11 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
     ``order_fast`` (``OBJ_ORDER`` unconstrained, K = 2): the node search is
     ``margin_search_order.best_split_order`` (each node's margins sorted once, the candidates'
     sorted lists by one filtered pass, line 9's single-label search once per node); the same
-    trees (False: the exhaustive search, for the tests)."""
+    trees (False: the exhaustive search, for the tests).
+
+    ``borrow_views``: the node searches receive borrowed views of the arrays
+    (``_grow_views``; no reference counting), the same trees (False: the plain arrays, for the
+    tests)."""
     unnormalised_margins(scores, y, ws.margin)
     top_labels(scores, y, ws.top_lab)
     hi = 2.0 * c + 1.0
@@ -158,11 +248,12 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
             ws.mtab = np.zeros((4, F, B, ws.n_classes), np.float64)
     return _run(ws, X_binned, y, n_bins, scores, objective, float(c), int(nprime), hi,
                 bool(constrain), float(eps), grouped, min_tables, int(bound_cuts),
-                bool(walk_bound), bool(order_fast))
+                bool(walk_bound), bool(order_fast), bool(borrow_views))
 
 
 def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
-         grouped=False, min_tables=False, cuts=0, walk_bound=True, order_fast=True):
+         grouped=False, min_tables=False, cuts=0, walk_bound=True, order_fast=True,
+         borrow_views=True):
     if ws.sx.dtype != X_binned.dtype:
         ws.sx = np.zeros(ws.sx.shape, X_binned.dtype)
     # Scratch of the candidates' cuts (``_best_split_phase2_fast``), allocated on first use.
@@ -201,7 +292,8 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
         ws.p2_walk_tiers = tiers
     kl = kl + tiers
     walk = (bool(walk_bound),) + kl
-    _grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth,
+    grow = _grow_views if borrow_views else _grow
+    grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth,
           ws.sample_index, ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right,
           ws.node_label, ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote,
           ws.n_nodes, ws.sa, ws.sc, ws.nbin, nodebuf, ws.tsa, ws.tsc, ws.tsd, ws.lab_mark,

@@ -63,6 +63,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .borrowed import borrowed
 from .line_search import INF, INTERVAL_INSET, interval_step, top_wrong
 from .tree_layout import pop_node, split_node, start_tree, write_votes
 
@@ -435,12 +436,14 @@ def _node_bins(X, sample_index, start, end, n_bins, want_split, nbin, u, ub, xw)
 
 @njit(cache=True, nogil=True)
 def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sums, sa, sc, sd,
-                 cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver):
+                 cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver, saved, restore):
     """The sweep state before position 0: every wrong example counted as an error under every
     label, every loss term before its kink. Per (label, feature, non-empty bin): the error
     counts cnt and (with ``sums``) the loss sums sa, sc, sd (summed in S's order, as every
     later update, so each cell's float is the same whatever the layout); per (label, feature,
-    threshold v): the errors on the left (pe, bins <= ub[f, v]) and on the right (rc)."""
+    threshold v): the errors on the left (pe, bins <= ub[f, v]) and on the right (rc).
+    ``saved`` = (sa0, sc0, tsa0, tsc0): the sums are kept there when made, and copied back
+    from there with ``restore`` (the node's second sweep starts from the same sums)."""
     K, F, _ = sa.shape
     for k in range(K):
         tot[k] = 0
@@ -470,6 +473,7 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
                     rc[k, f, v] = nwrong - c
     if not sums:
         return
+    sa0, sc0, tsa0, tsc0 = saved
     for k in range(K):
         tsa[k] = 0.0
         tsc[k] = 0.0
@@ -481,6 +485,15 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
                 sc[k, f, w] = 0.0
                 sd[k, f, w] = 0.0
                 hmin[k, f, w] = INF
+    if restore:
+        for k in range(K):
+            tsa[k] = tsa0[k]
+            tsc[k] = tsc0[k]
+            for f in range(F):
+                for w in range(u[f]):
+                    sa[k, f, w] = sa0[k, f, w]
+                    sc[k, f, w] = sc0[k, f, w]
+        return
     for q in range(start, end):
         i = sample_index[q]
         yi = y[i]
@@ -497,6 +510,13 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
                     sa[k, f, w] += e
                 else:
                     sc[k, f, w] += e
+    for k in range(K):
+        tsa0[k] = tsa[k]
+        tsc0[k] = tsc[k]
+        for f in range(F):
+            for w in range(u[f]):
+                sa0[k, f, w] = sa[k, f, w]
+                sc0[k, f, w] = sc[k, f, w]
 
 
 @njit(cache=True, nogil=True)
@@ -526,12 +546,15 @@ def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, L1, L2, Q):
 
 @njit(cache=True, nogil=True)
 def _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, kinks, sc, sd, cnt,
-                  dirty, tot, tsc, tsd, kver):
+                  dirty, tot, tsc, tsd, kver, kdone):
     """Apply the events of axis position j (the kinks only with ``kinks``); returns the number
     of 0-1 events. A 0-1 event of label k moves k's error count in i's bins and marks k's
-    prefixes dirty (``_count_rows``)."""
+    prefixes dirty (``_count_rows``). A kink moves the label's totals; its per-bin sums are
+    moved here only without ``kdone`` (an empty array); with it, the kink is counted
+    (kdone[k]) and moved when a row of those sums is read (``_apply_kinks``)."""
     a = 0 if j == 0 else jpos[j - 1]
     F = sc.shape[1]
+    lazy = kdone.shape[0] > 0
     n01 = 0
     for q in range(a, jpos[j]):
         code = ev_code[q]
@@ -546,6 +569,9 @@ def _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, kinks, sc
             tsc[k] -= mv
             tsd[k] += dv
             kver[k] += 1
+            if lazy:
+                kdone[k] += 1
+                continue
             for f in range(F):
                 w = xw[i, f]
                 sc[k, f, w] -= mv
@@ -560,6 +586,47 @@ def _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, kinks, sc
             for f in range(F):
                 cnt[k, f, xw[i, f]] += d
     return n01
+
+
+@njit(cache=True, nogil=True)
+def _kink_lists(jpos, ev_code, R, K, klist, kstart, fill):
+    """The node's kinks per label, in the order the sweep applies them (axis position, then
+    ``ev_code`` order): label k's are ev_code[klist[kstart[k]:kstart[k + 1]]]."""
+    for k in range(K + 1):
+        kstart[k] = 0
+    end = jpos[R]
+    for q in range(end):
+        code = ev_code[q]
+        if code & 1 == 1:
+            ik = code >> 1
+            kstart[ik - (ik // K) * K + 1] += 1
+    for k in range(K):
+        kstart[k + 1] += kstart[k]
+    for k in range(K):
+        fill[k] = kstart[k]
+    for q in range(end):
+        code = ev_code[q]
+        if code & 1 == 1:
+            ik = code >> 1
+            k = ik - (ik // K) * K
+            klist[fill[k]] = q
+            fill[k] += 1
+
+
+@njit(cache=True, nogil=True)
+def _apply_kinks(k, f, ev_code, K, em, ew, xw, sc, sd, klist, kstart, kdone, kcur):
+    """Move the kinks of label k passed so far (kdone[k]) but not yet moved in feature f's
+    bins (from kcur[k, f]): the per-bin sums of row (k, f) as ``_apply_bucket`` would have
+    left them. Each bin receives the same subtractions and additions in the same order, so
+    the same floats."""
+    base = kstart[k]
+    for x in range(kcur[k, f], kdone[k]):
+        code = ev_code[klist[base + x]]
+        i = (code >> 1) // K
+        w = xw[i, f]
+        sc[k, f, w] -= em[i]
+        sd[k, f, w] += ew[i, k]
+    kcur[k, f] = kdone[k]
 
 
 @njit(cache=True, nogil=True)
@@ -641,7 +708,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                       stamp, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa,
                       tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc,
                       pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat,
-                      half):
+                      half, lazy):
     """Best split of node S (Alg. 1.2 lines 4-13) under the global key (module docstring).
 
     Returns (found, feature, threshold, k_left, k_right, k_single); k_single is the best
@@ -678,8 +745,15 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
     B = L1.shape[1]
     oA = _rest_of_tree(sample_index, start, end, y, scores, cur, correct, rank, s_idx, R, em,
                        kink_pos, ew, mark, stamp, oE, oC, oD, oH, bE, bC, bD)
-    hflag, oHC, oHD, hc, hd, thc, thd, hcnt, phc, phd, hrow, hon = half
+    (hflag, oHC, oHD, hc, hd, thc, thd, hcnt, phc, phd, hrow, hon, X1c, X2c, xsc,
+     dstat) = half
+    # hon[0]: 0 the midpoint placement, 1 the cut-aware one, 2 both (``grow_phase1_pair``):
+    # the node is chosen by the midpoint keys, and the cut-aware keys (X1c, X2c, xsc) are
+    # folded beside them to tell whether the cut-aware search would choose the same
+    # (dstat[0] = 1 when it might not).
     cut_on = hon[0] > 0
+    dual = hon[0] == 2
+    dstat[0] = 0
     if cut_on:
         _rest_half(sample_index, start, end, y, cur, R, kink_pos, hflag, em, ew, mark, stamp,
                    oHC, oHD)
@@ -691,6 +765,15 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                  ev_code, K)
     keep = bE     # free after _rest_of_tree
     _stretch_minima(jpos, ev_code, R, oE, keep)
+    # Kinks move the per-bin loss sums of a (label, feature) row only when that row is read
+    # (``_apply_kinks``): most rows are read at few positions, if at all.
+    klist, kstart, kfill, kdone, kcur, kempty, sa0, sc0, tsa0, tsc0 = lazy
+    saved = (sa0, sc0, tsa0, tsc0)
+    if any_valid:
+        _kink_lists(jpos, ev_code, R, K, klist, kstart, kfill)
+        kdone_b = kdone
+    else:
+        kdone_b = kempty
     for k in range(K):
         lmin[k] = _BIG
         xs[k] = INF
@@ -727,19 +810,22 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                         vcnt[f, v, k] = 0
                         if sweep == 0:
                             X1[f, v, k] = np.nan
+                            X1c[f, v, k] = np.nan
                         else:
                             X2[f, v, k] = np.nan
+                            X2c[f, v, k] = np.nan
         if any_valid and two_pass:
             # Pass A: every candidate's smallest error over the axis (L), on the errors alone.
             _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, False, sa,
-                         sc, sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver)
+                         sc, sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver, saved,
+                         False)
             for f in range(F):
                 for v in range(u[f] - 1):
                     Q[f, v] = _BIG
             first = True
             for j in range(R):
                 n01 = _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, False,
-                                    sc, sd, cnt, dirty, tot, tsc, tsd, kver)
+                                    sc, sd, cnt, dirty, tot, tsc, tsd, kver, kempty)
                 if n01 > 0:
                     first = True
                 if keep[j] == 0 or not first:
@@ -781,13 +867,21 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                     for k in range(K):
                         if sweep == 0:
                             X1[f, v, k] = np.nan
+                            X1c[f, v, k] = np.nan
                         else:
                             X2[f, v, k] = np.nan
+                            X2c[f, v, k] = np.nan
         # Pass B: the cell losses where a candidate has its smallest error (without pass A:
         # its running smallest error), folded in axis order (X: NaN until the first), and the
         # single labels.
+        # (The second sweep's sums are the first's: copied, not summed again.)
         _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, True, sa, sc,
-                     sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver)
+                     sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver, saved, sweep > 0)
+        if any_valid:
+            for k in range(K):
+                kdone[k] = 0
+                for f in range(F):
+                    kcur[k, f] = 0
         for f in range(F):
             for v in range(u[f] - 1):
                 Q[f, v] = _BIG
@@ -795,7 +889,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         first = True
         for j in range(R):
             n01 = _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, True, sc,
-                                sd, cnt, dirty, tot, tsc, tsd, kver)
+                                sd, cnt, dirty, tot, tsc, tsd, kver, kdone_b)
             if n01 > 0:
                 first = True          # a new stretch
             if keep[j] == 0:
@@ -805,9 +899,11 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             cell_end = hi
             ohc = 0.0
             ohd = 0.0
+            # The bucket's left-half kinks (hc, hd, thc, thd, hcnt) are summed when a cut
+            # candidate first needs them at this position (the same sums whenever made:
+            # they start from zero at every position).
+            half_in = False
             if cut_on:
-                _half_bucket(jpos, ev_code, j, K, hflag, em, ew, xw, hc, hd, thc, thd, hcnt,
-                             True)
                 ohc = oHC[j]
                 ohd = oHD[j]
             oe = oE[j]
@@ -825,15 +921,29 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                     e = oe + tot[k]
                     if e <= lmin[k]:
                         hk = min(hi, tmin[k])
+                        xcut = 0.0
                         if cut_on and hk < cell_end:
                             # Cut short: the kinks of the cell's left half are still flat.
-                            x = cell_loss(oA + tsa[k], oc + tsc[k] + ohc + thc[k],
-                                          max(od + tsd[k] - ohd - thd[k], 0.0), lo, hk, unit)
+                            if not half_in:
+                                _half_bucket(jpos, ev_code, j, K, hflag, em, ew, xw, hc, hd,
+                                             thc, thd, hcnt, True)
+                                half_in = True
+                            xcut = cell_loss(oA + tsa[k], oc + tsc[k] + ohc + thc[k],
+                                             max(od + tsd[k] - ohd - thd[k], 0.0), lo, hk,
+                                             unit)
+                        if cut_on and hk < cell_end and not dual:
+                            x = xcut
                         else:
                             x = cell_loss(oA + tsa[k], oc + tsc[k], od + tsd[k], lo, hk, unit)
+                        l_old = lmin[k]
                         if _key_better(e, x, lmin[k], xs[k]):
                             lmin[k] = e
                             xs[k] = x
+                        if dual:
+                            if not (cut_on and hk < cell_end):
+                                xcut = x
+                            if _key_better(e, xcut, l_old, xsc[k]):
+                                xsc[k] = xcut
             if any_valid:
                 pos_id += 1
                 if first:
@@ -935,13 +1045,19 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                         a = r
                         lk = L1[f, v, k]
                         xk = X1[f, v, k]
+                        xkc = X1c[f, v, k]
                     else:
                         a = np.int64(kleft[f, v])
                         lk = L2[f, v, k]
                         xk = X2[f, v, k]
+                        xkc = X2c[f, v, k]
                     if rowver[a, f] != kver[a]:
+                        _apply_kinks(a, f, ev_code, K, em, ew, xw, sc, sd, klist, kstart, kdone,
+                                     kcur)
                         _loss_row(sa, sc, sd, a, f, nt, pa, pc, pd, rowver, kver)
                     if rowver[k, f] != kver[k]:
+                        _apply_kinks(k, f, ev_code, K, em, ew, xw, sc, sd, klist, kstart, kdone,
+                                     kcur)
                         _loss_row(sa, sc, sd, k, f, nt, pa, pc, pd, rowver, kver)
                     if sweep == 0:
                         A = oA + tsa[a] - pa[a, f, v] + pa[k, f, v]
@@ -971,9 +1087,14 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                                 _rise_row(hmin, k, f, nt, ph, sh, hstamp, pos_id)
                             h = min(h, sh[k, f, v])
                     cut = cut_on and h < cell_end
+                    xcut = 0.0
                     if cut:
                         # The candidate is judged in the cell's part left of its first rise:
                         # its kinks are placed by the cell's left end, not its midpoint.
+                        if not half_in:
+                            _half_bucket(jpos, ev_code, j, K, hflag, em, ew, xw, hc, hd, thc,
+                                         thd, hcnt, True)
+                            half_in = True
                         hca = 0.0
                         hda = 0.0
                         if hcnt[a] > 0 or hcnt[k] > 0:
@@ -991,9 +1112,10 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                             else:
                                 hca = pa_c + thc[k] - pk_c
                                 hda = pa_d + thd[k] - pk_d
-                        C = C + ohc + hca
-                        D = max(D - ohd - hda, 0.0)
-                        x = cell_loss(A, C, D, lo, h, unit)
+                        xcut = cell_loss(A, C + ohc + hca, max(D - ohd - hda, 0.0), lo, h,
+                                         unit)
+                    if cut and not dual:
+                        x = xcut
                     elif fast and h == hi and A > 0.0 and D > 0.0 and A < D * t_lo:
                         x = C + A * em_l
                         x += D * ep_l
@@ -1009,10 +1131,20 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                         else:
                             L2[f, v, k] = e
                             X2[f, v, k] = x
+                    if dual:
+                        # The cut-aware key's own fold (the same L: a listed candidate has
+                        # e <= L, and L becomes e whatever the loss).
+                        if not cut:
+                            xcut = x
+                        if xkc != xkc or _key_better(e, xcut, lk, xkc):
+                            if sweep == 0:
+                                X1c[f, v, k] = xcut
+                            else:
+                                X2c[f, v, k] = xcut
             if per_bin:
                 _rise_minima(jpos, ev_code, j + 1, K, correct, y, scores, xw, hmin, tmin, True,
                              True)
-            if cut_on:
+            if half_in:
                 _half_bucket(jpos, ev_code, j, K, hflag, em, ew, xw, hc, hd, thc, thd, hcnt,
                              False)
         if any_valid and not two_pass:
@@ -1029,12 +1161,34 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                                        X1[f, v, best_k]):
                             best_k = k
                     kleft[f, v] = best_k
+                    if dual:
+                        best_c = 0
+                        for k in range(1, K):
+                            if _key_better(L1[f, v, k], X1c[f, v, k], L1[f, v, best_c],
+                                           X1c[f, v, best_c]):
+                                best_c = k
+                        if best_c != best_k:
+                            dstat[0] = 1
+            if dstat[0] == 1:
+                # Line 9 would search other candidates under the cut-aware keys: this node
+                # is searched again under them (``resume_cut_tree``); finish it as the
+                # midpoint one.
+                dual = False
+                cut_on = False
     if any_valid:
         mstat[0] = 1.0 if (v_run - v_fin) * mstat[1] > n_first * tsum else 0.0
     k_single = 0
     for k in range(1, K):
         if _key_better(lmin[k], xs[k], lmin[k_single], xs[k_single]):
             k_single = k
+    if dual and not want_split:
+        # Only a one-leaf root uses the single label (the first search of a tree).
+        k_c = 0
+        for k in range(1, K):
+            if _key_better(lmin[k], xsc[k], lmin[k_c], xsc[k_c]):
+                k_c = k
+        if k_c != k_single:
+            dstat[0] = 1
     if not any_valid:
         return False, -1, -1, k_single, k_single, k_single
     found = False
@@ -1058,6 +1212,29 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 bt = ub[f, v]
                 bkl = kleft[f, v]
                 bkr = kr
+    if dual:
+        # The same choice under the cut-aware keys (kleft is theirs too, checked above).
+        found_c = False
+        bf_c = -1
+        best_ec = _BIG
+        best_xc = INF
+        bt_c = -1
+        bkr_c = 0
+        for f in range(F):
+            for v in range(u[f] - 1):
+                kr = 0
+                for k in range(1, K):
+                    if _key_better(L2[f, v, k], X2c[f, v, k], L2[f, v, kr], X2c[f, v, kr]):
+                        kr = k
+                if not found_c or _key_better(L2[f, v, kr], X2c[f, v, kr], best_ec, best_xc):
+                    found_c = True
+                    best_ec = L2[f, v, kr]
+                    best_xc = X2c[f, v, kr]
+                    bf_c = f
+                    bt_c = ub[f, v]
+                    bkr_c = kr
+        if bf_c != bf or bt_c != bt or bkr_c != bkr:
+            dstat[0] = 1
     return True, bf, bt, bkl, bkr, k_single
 
 
@@ -1072,23 +1249,57 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
                  oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd,
                  nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph,
-                 sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat, half):
+                 sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat, half, snap,
+                 resume, lazy):
+    """Grow a tree (``half[11][0]``: the key's kink placement, 2 = both, see
+    ``grow_phase1_pair``). With ``resume`` the tree starts from the state ``snap`` holds
+    instead of the root (``resume_cut_tree``)."""
     n = X.shape[0]
-    n_nodes, top = start_tree(n, sample_index, feature, left, right, node_start, node_end,
-                              node_depth, stack)
-    for i in range(n):
-        mark[i] = -1
-    # The root starts as the one-leaf tree of the best single label (the rest of the tree is
-    # empty, so S's current label does not matter for that choice).
-    _, _, _, _, _, k0 = best_split_phase1(
-        X, sample_index, 0, n, n_bins, y, scores, vote, 0, False, correct, rank, s_idx, R,
-        axis, em, kink_pos, ew, unit, mark, 0, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa,
-        sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe,
-        rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt,
-        mstat, half)
-    node_label[0] = k0
-    write_votes(sample_index, 0, n, k0, vote)
-    stamp = 1
+    hon = half[11]
+    dstat = half[15]
+    (s_index, s_vote, s_feature, s_threshold, s_left, s_right, s_label, s_start, s_end,
+     s_depth, s_stack, s_count) = snap
+    if resume:
+        n_nodes = s_count[0]
+        top = s_count[1]
+        for i in range(n):
+            sample_index[i] = s_index[i]
+            vote[i] = s_vote[i]
+        for nd in range(n_nodes):
+            # (Not the thresholds: a leaf's is whatever the workspace held, and a tree grown
+            # from the root after the midpoint one would find the midpoint tree's there.)
+            feature[nd] = s_feature[nd]
+            left[nd] = s_left[nd]
+            right[nd] = s_right[nd]
+            node_label[nd] = s_label[nd]
+            node_start[nd] = s_start[nd]
+            node_end[nd] = s_end[nd]
+            node_depth[nd] = s_depth[nd]
+        for q in range(top):
+            stack[q] = s_stack[q]
+        # Stamps above every one in ``mark`` (only equality with the node's stamp counts).
+        stamp = dstat[2]
+    else:
+        n_nodes, top = start_tree(n, sample_index, feature, left, right, node_start, node_end,
+                                  node_depth, stack)
+        for i in range(n):
+            mark[i] = -1
+        # The root starts as the one-leaf tree of the best single label (the rest of the
+        # tree is empty, so S's current label does not matter for that choice).
+        _, _, _, _, _, k0 = best_split_phase1(
+            X, sample_index, 0, n, n_bins, y, scores, vote, 0, False, correct, rank, s_idx,
+            R, axis, em, kink_pos, ew, unit, mark, 0, oE, oC, oD, oH, bE, bC, bD, jpos,
+            ev_code, sa, sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin,
+            xs, u, ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt,
+            dirty, vcnt, mstat, half, lazy)
+        if hon[0] == 2 and dstat[0] == 1:
+            # The two placements differ on the root's label: the cut-aware tree is grown
+            # from the start.
+            dstat[1] = 2
+            hon[0] = 0
+        node_label[0] = k0
+        write_votes(sample_index, 0, n, k0, vote)
+        stamp = 1
     while top > 0:
         nd, top = pop_node(stack, top)
         start = node_start[nd]
@@ -1100,8 +1311,30 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
             correct, rank, s_idx, R, axis, em, kink_pos, ew, unit, mark, stamp, oE, oC, oD, oH,
             bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2,
             kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp,
-            kver, Q, lst, cnt, dirty, vcnt, mstat, half)
+            kver, Q, lst, cnt, dirty, vcnt, mstat, half, lazy)
         stamp += 1
+        if hon[0] == 2 and dstat[0] == 1:
+            # The cut-aware search of this node might choose otherwise: keep the tree as it
+            # stands before the node (the node back on the stack) for the cut-aware tree to
+            # go on from, and grow the rest as the midpoint tree.
+            dstat[1] = 1
+            hon[0] = 0
+            s_count[0] = n_nodes
+            s_count[1] = top + 1
+            for i in range(n):
+                s_index[i] = sample_index[i]
+                s_vote[i] = vote[i]
+            for m in range(n_nodes):
+                s_feature[m] = feature[m]
+                s_left[m] = left[m]
+                s_right[m] = right[m]
+                s_label[m] = node_label[m]
+                s_start[m] = node_start[m]
+                s_end[m] = node_end[m]
+                s_depth[m] = node_depth[m]
+            for q in range(top):
+                s_stack[q] = stack[q]
+            s_stack[top] = nd
         if not found:
             continue
         lc, rc_, mid, n_nodes, top = split_node(
@@ -1112,6 +1345,107 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
         write_votes(sample_index, start, mid, kl, vote)
         write_votes(sample_index, mid, end, kr, vote)
     n_nodes_out[0] = n_nodes
+    dstat[2] = stamp
+
+
+@njit(cache=True, nogil=True)
+def _grow_phase1_views(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
+                       feature, threshold, left, right, node_label, node_start, node_end,
+                       node_depth, stack, vote, n_nodes_out, correct, rank, s_idx, axis, em,
+                       kink_pos, ew, mark, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc,
+                       sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u,
+                       ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst,
+                       cnt, dirty, vcnt, mstat, half, snap, resume, lazy):
+    """``_grow_phase1`` on borrowed views of its arrays (``borrowed``): the node search calls
+    its helpers at every axis position with tens of arrays, and the runtime's reference
+    counting of those arguments is then a null test. The same types and data: the same
+    compiled search, the same numbers."""
+    X = borrowed(X)
+    y = borrowed(y)
+    scores = borrowed(scores)
+    n_bins = borrowed(n_bins)
+    sample_index = borrowed(sample_index)
+    partition_buf = borrowed(partition_buf)
+    feature = borrowed(feature)
+    threshold = borrowed(threshold)
+    left = borrowed(left)
+    right = borrowed(right)
+    node_label = borrowed(node_label)
+    node_start = borrowed(node_start)
+    node_end = borrowed(node_end)
+    node_depth = borrowed(node_depth)
+    stack = borrowed(stack)
+    vote = borrowed(vote)
+    correct = borrowed(correct)
+    rank = borrowed(rank)
+    s_idx = borrowed(s_idx)
+    axis = borrowed(axis)
+    em = borrowed(em)
+    kink_pos = borrowed(kink_pos)
+    ew = borrowed(ew)
+    mark = borrowed(mark)
+    oE = borrowed(oE)
+    oC = borrowed(oC)
+    oD = borrowed(oD)
+    oH = borrowed(oH)
+    bE = borrowed(bE)
+    bC = borrowed(bC)
+    bD = borrowed(bD)
+    jpos = borrowed(jpos)
+    ev_code = borrowed(ev_code)
+    sa = borrowed(sa)
+    sc = borrowed(sc)
+    sd = borrowed(sd)
+    tot = borrowed(tot)
+    tsa = borrowed(tsa)
+    tsc = borrowed(tsc)
+    tsd = borrowed(tsd)
+    nbin = borrowed(nbin)
+    L1 = borrowed(L1)
+    X1 = borrowed(X1)
+    L2 = borrowed(L2)
+    X2 = borrowed(X2)
+    kleft = borrowed(kleft)
+    tmin = borrowed(tmin)
+    lmin = borrowed(lmin)
+    xs = borrowed(xs)
+    u = borrowed(u)
+    ub = borrowed(ub)
+    xw = borrowed(xw)
+    pe = borrowed(pe)
+    rc = borrowed(rc)
+    pa = borrowed(pa)
+    pc = borrowed(pc)
+    pd = borrowed(pd)
+    ph = borrowed(ph)
+    sh = borrowed(sh)
+    hmin = borrowed(hmin)
+    rowver = borrowed(rowver)
+    hstamp = borrowed(hstamp)
+    kver = borrowed(kver)
+    Q = borrowed(Q)
+    lst = borrowed(lst)
+    cnt = borrowed(cnt)
+    dirty = borrowed(dirty)
+    vcnt = borrowed(vcnt)
+    mstat = borrowed(mstat)
+    half = (borrowed(half[0]), borrowed(half[1]), borrowed(half[2]), borrowed(half[3]),
+            borrowed(half[4]), borrowed(half[5]), borrowed(half[6]), borrowed(half[7]),
+            borrowed(half[8]), borrowed(half[9]), borrowed(half[10]), borrowed(half[11]),
+            borrowed(half[12]), borrowed(half[13]), borrowed(half[14]), borrowed(half[15]))
+    snap = (borrowed(snap[0]), borrowed(snap[1]), borrowed(snap[2]), borrowed(snap[3]),
+            borrowed(snap[4]), borrowed(snap[5]), borrowed(snap[6]), borrowed(snap[7]),
+            borrowed(snap[8]), borrowed(snap[9]), borrowed(snap[10]), borrowed(snap[11]))
+    lazy = (borrowed(lazy[0]), borrowed(lazy[1]), borrowed(lazy[2]), borrowed(lazy[3]),
+            borrowed(lazy[4]), borrowed(lazy[5]), borrowed(lazy[6]), borrowed(lazy[7]),
+            borrowed(lazy[8]), borrowed(lazy[9]))
+    _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
+                 feature, threshold, left, right, node_label, node_start, node_end, node_depth,
+                 stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
+                 oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd,
+                 nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd,
+                 ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat, half,
+                 snap, resume, lazy)
 
 
 class Phase1Scratch:
@@ -1121,8 +1455,8 @@ class Phase1Scratch:
     ph, sh with rowver, hstamp, kver), rise minima per non-empty bin (hmin), the filter bound
     per (feature, threshold) (Q) and a stretch's list of candidates (lst)."""
 
-    def __init__(self, n, F, B, K):
-        self.shape = (n, F, B, K)
+    def __init__(self, n, F, B, K, max_nodes):
+        self.shape = (n, F, B, K, max_nodes)
         self.u = np.zeros(F, np.int64)
         self.ub = np.zeros((F, B), np.int32)
         self.xw = np.zeros((n, F), np.int32)
@@ -1146,41 +1480,54 @@ class Phase1Scratch:
         # a candidate's cell loss in threshold scans (the mode rule of best_split_phase1);
         # [2]: -1 (that rule), or 0 / 1 to force one mode (tests).
         self.mstat = np.array([1.0, VISIT_COST, -1.0])
-        # The kinks of a cell's left half (half_cell_flags, _half_bucket).
+        # The kinks of a cell's left half (half_cell_flags, _half_bucket); hon (index 11):
+        # the kink placement of the key, 0 midpoint, 1 cut-aware, 2 both (grow_phase1_pair),
+        # with the cut-aware keys beside the midpoint ones (X1c, X2c, xsc) and dstat: [0] the
+        # node's search might choose otherwise under the cut-aware keys, [1] the pair's
+        # status (PAIR_*), [2] the next free node stamp.
         self.half = (np.zeros((n, K), np.bool_), np.zeros(n + 2), np.zeros(n + 2),
                      np.zeros((K, F, B)), np.zeros((K, F, B)), np.zeros(K), np.zeros(K),
                      np.zeros(K, np.int64), np.zeros((K, F, B)), np.zeros((K, F, B)),
-                     np.full((K, F), -1, np.int64), np.ones(1, np.int64))
+                     np.full((K, F), -1, np.int64), np.ones(1, np.int64),
+                     np.zeros((F, B, K)), np.zeros((F, B, K)), np.zeros(K),
+                     np.zeros(3, np.int64))
+        # The tree as it stood before the node where the pair's two placements part
+        # (grow_phase1_pair), for the cut-aware tree to go on from (resume_cut_tree).
+        m = max_nodes
+        self.snap = (np.zeros(n, np.int32), np.zeros(n, np.int32), np.zeros(m, np.int32),
+                     np.zeros(m, np.int32), np.zeros(m, np.int32), np.zeros(m, np.int32),
+                     np.zeros(m, np.int32), np.zeros(m, np.int64), np.zeros(m, np.int64),
+                     np.zeros(m, np.int32), np.zeros(m, np.int32), np.zeros(2, np.int64))
+        self.R = 0
+        # The node's kinks per label and how far each (label, feature) row of the loss sums
+        # has moved them (``_kink_lists``, ``_apply_kinks``); the loss sums before position
+        # 0, kept for the node's second sweep (``_reset_sweep``).
+        self.lazy = (np.zeros(max(n * K, 1), np.int64), np.zeros(K + 1, np.int64),
+                     np.zeros(K, np.int64), np.zeros(K, np.int64), np.zeros((K, F), np.int64),
+                     np.zeros(0, np.int64), np.zeros((K, F, B)), np.zeros((K, F, B)),
+                     np.zeros(K), np.zeros(K))
+
+
+# Status of ``grow_phase1_pair``: the cut-aware tree is the midpoint tree; it goes on from
+# the node where they part (``resume_cut_tree``); it parts at the root's label (grown anew).
+PAIR_SAME = 0
+PAIR_RESUME = 1
+PAIR_RESTART = 2
 
 
 def _scratch(ws, n, F):
     B = ws.sa.shape[2]
     K = ws.sa.shape[0]
     s = getattr(ws, "_phase1_scratch", None)
-    if s is None or s.shape != (n, F, B, K):
-        s = Phase1Scratch(n, F, B, K)
+    if s is None or s.shape != (n, F, B, K, ws.max_nodes):
+        s = Phase1Scratch(n, F, B, K, ws.max_nodes)
         ws._phase1_scratch = s
     return s
 
 
-def grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pass=None,
-                       cut_aware=False):
-    """Grow a Phase I tree for the ensemble with training scores ``scores``; ``unit`` is the
-    step of an unbounded interval whose loss has no positive minimiser (the line search's
-    convention). Returns the number of nodes; the tree is in ``ws`` (a
-    ``zero_one_workspace.ZeroOneWorkspace``; ``vote`` = each training sample's label). ``c`` is
-    accepted for the callers' convenience and not used (the losses are shifted by the
-    largest term instead). ``two_pass`` (tests): None lets each node choose whether it finds
-    its candidates' smallest errors first, True / False forces it (same trees). ``cut_aware``:
-    the kink placement of the key (module docstring); False, the cells' midpoints."""
-    s = _scratch(ws, X_binned.shape[0], X_binned.shape[1])
-    s.mstat[2] = -1.0 if two_pass is None else float(bool(two_pass))
-    R = int(prepare_round(scores, y, float(unit), ws.correct, ws.rank, ws.s_idx, ws.axis,
-                          ws.ref, ws.em, ws.kink_pos, ws.ew))
-    if cut_aware:
-        half_cell_flags(scores, y, R, ws.axis, ws.kink_pos, s.half[0])
-    s.half[11][0] = 1 if cut_aware else 0
-    _grow_phase1(X_binned, y, scores, n_bins, ws.max_depth, R, float(unit), ws.sample_index,
+def _run_grower(ws, s, X_binned, y, n_bins, scores, R, unit, resume, borrow_views=True):
+    grow = _grow_phase1_views if borrow_views else _grow_phase1
+    grow(X_binned, y, scores, n_bins, ws.max_depth, R, float(unit), ws.sample_index,
                  ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right, ws.node_label,
                  ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote, ws.n_nodes,
                  ws.correct, ws.rank, ws.s_idx, ws.axis, ws.em, ws.kink_pos, ws.ew, ws.mark,
@@ -1188,5 +1535,72 @@ def grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pa
                  ws.sc, ws.sd, ws.tot, ws.tsa, ws.tsc, ws.tsd, ws.nbin, ws.L1, ws.X1, ws.L2,
                  ws.X2, ws.kleft, ws.tmin, ws.lmin, ws.xs, s.u, s.ub, s.xw, s.pe, s.rc, s.pa,
                  s.pc, s.pd, s.ph, s.sh, s.hmin, s.rowver, s.hstamp, s.kver, s.Q, s.lst,
-                 s.cnt, s.dirty, s.vcnt, s.mstat, s.half)
+                 s.cnt, s.dirty, s.vcnt, s.mstat, s.half, s.snap, bool(resume), s.lazy)
     return int(ws.n_nodes[0])
+
+
+def _prepare(ws, X_binned, y, scores, unit, two_pass, half_flags):
+    s = _scratch(ws, X_binned.shape[0], X_binned.shape[1])
+    s.mstat[2] = -1.0 if two_pass is None else float(bool(two_pass))
+    R = int(prepare_round(scores, y, float(unit), ws.correct, ws.rank, ws.s_idx, ws.axis,
+                          ws.ref, ws.em, ws.kink_pos, ws.ew))
+    if half_flags:
+        half_cell_flags(scores, y, R, ws.axis, ws.kink_pos, s.half[0])
+    s.R = R
+    s.half[15][1] = PAIR_SAME
+    return s, R
+
+
+def grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pass=None,
+                       cut_aware=False, borrow_views=True):
+    """Grow a Phase I tree for the ensemble with training scores ``scores``; ``unit`` is the
+    step of an unbounded interval whose loss has no positive minimiser (the line search's
+    convention). Returns the number of nodes; the tree is in ``ws`` (a
+    ``zero_one_workspace.ZeroOneWorkspace``; ``vote`` = each training sample's label). ``c`` is
+    accepted for the callers' convenience and not used (the losses are shifted by the
+    largest term instead). ``two_pass`` (tests): None lets each node choose whether it finds
+    its candidates' smallest errors first, True / False forces it (same trees). ``cut_aware``:
+    the kink placement of the key (module docstring); False, the cells' midpoints.
+    ``borrow_views``: the search receives borrowed views of the arrays
+    (``_grow_phase1_views``), the same trees (False: the plain arrays, for the tests)."""
+    s, R = _prepare(ws, X_binned, y, scores, unit, two_pass, cut_aware)
+    s.half[11][0] = 1 if cut_aware else 0
+    return _run_grower(ws, s, X_binned, y, n_bins, scores, R, unit, False, borrow_views)
+
+
+def grow_phase1_pair(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pass=None,
+                     borrow_views=True):
+    """The midpoint tree of ``grow_zero_one_tree`` (the same tree, in ``ws``), grown with the
+    cut-aware keys folded beside the midpoint ones at every node, so that the cut-aware tree
+    need not be grown where it is the same. Returns (n_nodes, status): ``PAIR_SAME`` when
+    every node's search chooses the same under both placements (the cut-aware tree *is* this
+    tree), ``PAIR_RESUME`` when they part at some node (the tree before it is kept for
+    ``resume_cut_tree``), ``PAIR_RESTART`` when they part at the root's label.
+
+    Why that is exact: which (candidate, position) pairs get a cell loss, and the running
+    smallest errors, depend on the errors alone, and the placements differ only in the
+    losses of candidates whose interval ends inside the cell (``h < cell_end``); so both
+    keys are folded over the same evaluations, and a node whose choices (line 7's labels,
+    line 13's split, a one-leaf root's label) agree under both is the node either tree
+    grows. Only the speed differs (ALGORITHMS.md, "Speed")."""
+    s, R = _prepare(ws, X_binned, y, scores, unit, two_pass, True)
+    s.half[11][0] = 2
+    m = _run_grower(ws, s, X_binned, y, n_bins, scores, R, unit, False, borrow_views)
+    return m, int(s.half[15][1])
+
+
+def resume_cut_tree(ws, X_binned, y, n_bins, scores, status, c=None, unit=1.0,
+                    two_pass=None, borrow_views=True):
+    """After ``grow_phase1_pair`` with a status other than ``PAIR_SAME`` (the midpoint tree
+    set aside by the caller): the cut-aware tree of ``grow_zero_one_tree(cut_aware=True)``,
+    from the node where the two parted (``PAIR_RESUME``) or from the start
+    (``PAIR_RESTART``). Returns its number of nodes; the tree is in ``ws``."""
+    if status == PAIR_RESTART:
+        return grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c, unit, two_pass,
+                                  cut_aware=True, borrow_views=borrow_views)
+    if status != PAIR_RESUME:
+        raise ValueError(f"status must be PAIR_RESUME or PAIR_RESTART, got {status!r}")
+    s = _scratch(ws, X_binned.shape[0], X_binned.shape[1])
+    s.mstat[2] = -1.0 if two_pass is None else float(bool(two_pass))
+    s.half[11][0] = 1
+    return _run_grower(ws, s, X_binned, y, n_bins, scores, s.R, unit, True, borrow_views)

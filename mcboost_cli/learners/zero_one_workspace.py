@@ -91,15 +91,16 @@ class ZeroOneWorkspace:
         self.ph = np.zeros((K, B), np.float64)
         self.sh = np.zeros((K, B), np.float64)
         self.rowdone = np.zeros(K, np.bool_)
-        # ... and the rest of the tree (the global key): per axis position.
+        # ... and the rest of the tree (the global key): per axis position, R + 1 <= n + 2
+        # entries (the axis holds 0 and up to n points).
         self.mark = np.zeros(n, np.int64)
-        self.oE = np.zeros(n + 1, np.int64)
-        self.oC = np.zeros(n + 1, np.float64)
-        self.oD = np.zeros(n + 1, np.float64)
-        self.oH = np.zeros(n + 1, np.float64)
-        self.bE = np.zeros(n + 1, np.int64)
-        self.bC = np.zeros(n + 1, np.float64)
-        self.bD = np.zeros(n + 1, np.float64)
+        self.oE = np.zeros(n + 2, np.int64)
+        self.oC = np.zeros(n + 2, np.float64)
+        self.oD = np.zeros(n + 2, np.float64)
+        self.oH = np.zeros(n + 2, np.float64)
+        self.bE = np.zeros(n + 2, np.int64)
+        self.bC = np.zeros(n + 2, np.float64)
+        self.bD = np.zeros(n + 2, np.float64)
         # np.zeros maps pages lazily; write the large buffers once now so the first round
         # does not pay the page faults.
         for a in (self.s_idx, self.kink_pos, self.ew, self.ev_code):
