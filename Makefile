@@ -23,7 +23,8 @@ help:
 	@echo "              DirectBoost^eps_avg's fit and LPBoost's LP against AdaBoost's round on"
 	@echo "              Adult-10k)"
 	@echo "make reproduce       - every reproduction config in full (hours; re-run to resume),"
-	@echo "                       then its tables and figures under results/<experiment>/"
+	@echo "                       then its tables and figures under results/<experiment>/,"
+	@echo "                       significance tests, and the index results/README.md"
 	@echo "make reproduce-quick - the same tables on the configs' quick budgets (minutes),"
 	@echo "                       under results/<experiment>/quick/, labelled QUICK"
 	@echo "make noise-sweep       - beyond the papers: every multi-class algorithm on every offline"
@@ -68,12 +69,14 @@ bench: $(VENV)/.installed-bench
 	$(BIN)/python -m benchmarks.bench_directboost
 
 # Each config's run resumes from its result store; a config that exits 1 (some cells failed)
-# does not stop the others, but makes the target fail at the end.
+# does not stop the others, but makes the target fail at the end. Then each config's
+# significance tests (results/<experiment>/significance/) and the index.
 reproduce: $(VENV)/.installed-sklearn
 	@status=0; for c in $(REPRO_CONFIGS); do \
 	  $(BIN)/mcboost run $$c -q $(if $(JOBS),--jobs $(JOBS),) || status=$$?; \
 	  [ $$status -eq 130 ] && exit 130; \
 	done; \
+	for c in $(REPRO_CONFIGS); do $(BIN)/mcboost compare $$c > /dev/null || status=$$?; done; \
 	$(BIN)/mcboost index $(REPRO_CONFIGS) || status=$$?; exit $$status
 
 reproduce-quick: $(VENV)/.installed-sklearn

@@ -23,7 +23,10 @@ CONFIGS = tuple(re.search(r"^REPRO_CONFIGS := ((?:.*\\\n)*.*)$",
                 .replace("\\\n", " ").split())
 _AGREE = re.compile(r"(\d+) of (\d+) cells? with a published number agrees?")
 _ROW = re.compile(r"^\| .*\(`(configs/[\w.]+)`\) \| \[(.+?)\]\((.+?)\) \| (\d+) / (\d+) \| "
-                  r"(\d+) / (\d+) \(\d+%\) \|$")
+                  r"(\d+) / (\d+) \(\d+%\) \| (.*) \|$")
+_INDEX_P = re.compile(r"N = (\d+), k = (\d+): p = (\S+) \(F_F\), (\S+) \(chi²_F\)")
+_TESTS_P = re.compile(r"\*\*Friedman\.\*\* chi²_F = \S+ \(k - 1 = \d+ df\), p = (\S+); "
+                      r"Iman-Davenport F_F = .*?, p = ([^:]+):")
 
 
 def _index(tmp_path, text="# results/\n\nHand-written intro.\n") -> str:
@@ -43,6 +46,24 @@ def test_agreement_counts_are_those_the_committed_tables_print(tmp_path):
         printed = _AGREE.search(md.read_text())
         assert printed, md
         assert (m.group(6), m.group(7)) == printed.groups(), (m.group(2), printed.group(0))
+
+
+def test_friedman_p_values_are_those_the_committed_tests_print(tmp_path):
+    # The index computes Friedman's test from cells.csv; `mcboost compare` wrote the committed
+    # significance/<table>.md from the same results. Both must show the same p values, noise
+    # rate by noise rate (a stale file, or an index reading other cells, fails).
+    text = _index(tmp_path)
+    linked = 0
+    for line in text.splitlines():
+        m = _ROW.match(line)
+        if not m or "[tests](" not in m.group(8):
+            continue
+        link = re.search(r"\[tests\]\((.+?)\)", m.group(8)).group(1)
+        printed = _TESTS_P.findall((tmp_path / link).resolve().read_text())
+        shown = [(f, c) for _, _, f, c in _INDEX_P.findall(m.group(8))]
+        assert shown and shown == [(f, c) for c, f in printed], (m.group(2), shown, printed)
+        linked += 1
+    assert linked >= 8
 
 
 def test_a_fit_shared_by_two_configs_counts_once(tmp_path):

@@ -829,6 +829,24 @@ def recheck_experiment(config: ExperimentConfig | str | os.PathLike, *, cells_fi
     return RecheckResult(cells_path=path, sample=sample, mismatches=tuple(mismatches))
 
 
+def _friedman_per_rate(config, table, summary) -> tuple:
+    """(rate, N, k, Iman-Davenport p, Friedman chi² p, best label) of a table at each noise
+    rate of the config, as ``mcboost compare`` computes them (``report.significance``); the
+    p values are None where fewer than 2 datasets or columns can be compared."""
+    from ..report.significance import compare, error_matrix, table_labels
+    out = []
+    k = len(table_labels(table))
+    for rate in config.noise_rates:
+        matrix, _ = error_matrix(summary, table, rate)
+        if len(matrix) < 2 or k < 2:
+            out.append((float(rate), len(matrix), k, None, None, ""))
+            continue
+        comp = compare(matrix, config.stats.alpha)
+        out.append((float(rate), len(matrix), k, float(comp.friedman.f_p),
+                    float(comp.friedman.chi2_p), comp.best))
+    return tuple(out)
+
+
 def index_experiments(config_files, output="results/README.md",
                       log: Log | None = None) -> Path:
     """Write the index of the reproduction configs' committed results (``mcboost index``).
@@ -893,10 +911,14 @@ def index_experiments(config_files, output="results/README.md",
                     comp = _comparison(config, table, part, published)
                     n_compared, n_agree = comp.n_compared, comp.n_agree
             md = table_files(out_dir, table)[0]
+            sig_md = out_dir / "significance" / f"{table.id}.md"
             tables.append(TableEntry(id=table.id, title=table.title, link=str(rel / md.name),
                                      n_cells=len(part), n_complete=n_complete,
                                      n_compared=n_compared, n_agree=n_agree,
-                                     compared_note=note))
+                                     compared_note=note,
+                                     significance=_friedman_per_rate(config, table, summary),
+                                     significance_link=(str(rel / "significance" / sig_md.name)
+                                                        if sig_md.exists() else None)))
         figures = []
         for fig in config.figures:
             files = sorted(p.name for ext in ("png", "svg")
