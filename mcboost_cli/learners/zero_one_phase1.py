@@ -278,7 +278,8 @@ def _rest_half(sample_index, start, end, y, cur, R, kink_pos, hflag, em, ew, mar
 
 
 @njit(cache=True, nogil=True)
-def _half_bucket(jpos, ev_code, j, K, hflag, em, ew, xw, hc, hd, thc, thd, hcnt, add):
+def _half_bucket(jpos, ev_code, j, K, hflag, ev_i, ev_a, ev_b, xw, hc, hd, thc, thd, hcnt,
+                 add):
     """Bucket j's kinks that lie in cell j's left half, per (label, feature, non-empty bin)
     (hc, hd), per label (thc, thd, hcnt); with add=False put those entries back to 0."""
     a = 0 if j == 0 else jpos[j - 1]
@@ -287,14 +288,13 @@ def _half_bucket(jpos, ev_code, j, K, hflag, em, ew, xw, hc, hd, thc, thd, hcnt,
         code = ev_code[q]
         if code & 1 == 0:
             continue
-        ik = code >> 1
-        i = ik // K
-        k = ik - i * K
+        i = np.int64(ev_i[q])
+        k = (code >> 1) - i * K
         if not hflag[i, k]:
             continue
         if add:
-            mv = em[i]
-            dv = ew[i, k]
+            mv = ev_a[q]              # em[i]
+            dv = ev_b[q]              # ew[i, k]
             thc[k] += mv
             thd[k] += dv
             hcnt[k] += 1
@@ -330,11 +330,17 @@ def _half_row(hc, hd, k, f, nt, phc, phd, hrow, pos_id):
 
 @njit(cache=True, nogil=True)
 def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_pos, jpos,
-                 ev_code, K):
+                 ev_code, K, scores, em, ew, ev_i, ev_a, ev_b):
     """Counting sort of S's events by axis position; bucket j is ev_code[jpos[j-1]:jpos[j]]
     (jpos[-1] := 0). Code = (i K + k) 2 + kind (0: 0-1 event, 1: kink). Bucket R holds the
     rises (a correct example turning wrong) beyond the last axis point, which change no error
-    at any axis[j]+ but end the last cell's interval."""
+    at any axis[j]+ but end the last cell's interval.
+
+    Beside each code, what the sweeps read of it, gathered here in S's order (the examples'
+    rows are read in turn) so that the sweeps, which visit the events in axis order, read
+    them in sequence instead of from random rows: ev_i the example; a kink's em[i] (ev_a) and
+    ew[i, k] (ev_b); a rise's point scores[i, y_i] - scores[i, k] (ev_a). The same floats as
+    read or computed where they are used."""
     for j in range(R + 2):
         jpos[j] = 0
     for q in range(start, end):
@@ -354,21 +360,32 @@ def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_p
     for q in range(start, end):
         i = sample_index[q]
         yi = y[i]
+        emi = em[i]
+        ay = scores[i, yi]
         if not correct[i]:
             j = rank[i]
-            ev_code[jpos[j]] = (np.int64(i) * K + yi) * 2
-            jpos[j] += 1
+            p = jpos[j]
+            ev_code[p] = (np.int64(i) * K + yi) * 2
+            ev_i[p] = i
+            jpos[j] = p + 1
         for k in range(K):
             if k == yi:
                 continue
             if correct[i]:
                 j = s_idx[i, k]       # R: the rise lies in the last, unbounded cell
-                ev_code[jpos[j]] = (np.int64(i) * K + k) * 2
-                jpos[j] += 1
+                p = jpos[j]
+                ev_code[p] = (np.int64(i) * K + k) * 2
+                ev_i[p] = i
+                ev_a[p] = ay - scores[i, k]
+                jpos[j] = p + 1
             if kink_pos[i, k] < R:
                 j = kink_pos[i, k]
-                ev_code[jpos[j]] = (np.int64(i) * K + k) * 2 + 1
-                jpos[j] += 1
+                p = jpos[j]
+                ev_code[p] = (np.int64(i) * K + k) * 2 + 1
+                ev_i[p] = i
+                ev_a[p] = emi
+                ev_b[p] = ew[i, k]
+                jpos[j] = p + 1
 
 
 @njit(cache=True, nogil=True)
@@ -443,7 +460,8 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
     later update, so each cell's float is the same whatever the layout); per (label, feature,
     threshold v): the errors on the left (pe, bins <= ub[f, v]) and on the right (rc).
     ``saved`` = (sa0, sc0, tsa0, tsc0): the sums are kept there when made, and copied back
-    from there with ``restore`` (the node's second sweep starts from the same sums)."""
+    from there with ``restore`` (the node's second sweep starts from the same sums). Without
+    a valid split only the labels' totals are made (no per-bin sum is read then)."""
     K, F, _ = sa.shape
     for k in range(K):
         tot[k] = 0
@@ -493,6 +511,18 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
                 for w in range(u[f]):
                     sa[k, f, w] = sa0[k, f, w]
                     sc[k, f, w] = sc0[k, f, w]
+        return
+    if not any_valid:
+        # The totals alone, each summed in S's order as below.
+        for q in range(start, end):
+            i = sample_index[q]
+            yi = y[i]
+            e = em[i]
+            for k in range(K):
+                if k == yi:
+                    tsa[k] += e
+                else:
+                    tsc[k] += e
         return
     for q in range(start, end):
         i = sample_index[q]
@@ -545,32 +575,34 @@ def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, L1, L2, Q):
 
 
 @njit(cache=True, nogil=True)
-def _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, kinks, sc, sd, cnt,
-                  dirty, tot, tsc, tsd, kver, kdone):
+def _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid, kinks, sc,
+                  sd, cnt, dirty, tot, tsc, tsd, kver, kdone):
     """Apply the events of axis position j (the kinks only with ``kinks``); returns the number
     of 0-1 events. A 0-1 event of label k moves k's error count in i's bins and marks k's
     prefixes dirty (``_count_rows``). A kink moves the label's totals; its per-bin sums are
     moved here only without ``kdone`` (an empty array); with it, the kink is counted
-    (kdone[k]) and moved when a row of those sums is read (``_apply_kinks``)."""
+    (kdone[k]) and moved when a row of those sums is read (``_apply_kinks``). Without a
+    valid split (``any_valid``) no per-bin sum is read, and none is moved."""
     a = 0 if j == 0 else jpos[j - 1]
     F = sc.shape[1]
     lazy = kdone.shape[0] > 0
     n01 = 0
     for q in range(a, jpos[j]):
         code = ev_code[q]
-        ik = code >> 1
-        i = ik // K
-        k = ik - i * K
+        i = np.int64(ev_i[q])
+        k = (code >> 1) - i * K
         if code & 1 == 1:             # past the kink: e^-m -> e^(a - w)
             if not kinks:
                 continue
-            mv = em[i]
-            dv = ew[i, k]
+            mv = ev_a[q]              # em[i]
+            dv = ev_b[q]              # ew[i, k]
             tsc[k] -= mv
             tsd[k] += dv
             kver[k] += 1
             if lazy:
                 kdone[k] += 1
+                continue
+            if not any_valid:
                 continue
             for f in range(F):
                 w = xw[i, f]
@@ -589,9 +621,10 @@ def _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, kinks, sc
 
 
 @njit(cache=True, nogil=True)
-def _kink_lists(jpos, ev_code, R, K, klist, kstart, fill):
+def _kink_lists(jpos, ev_code, R, K, ev_i, ev_a, ev_b, kl_i, kl_m, kl_w, kstart, fill):
     """The node's kinks per label, in the order the sweep applies them (axis position, then
-    ``ev_code`` order): label k's are ev_code[klist[kstart[k]:kstart[k + 1]]]."""
+    ``ev_code`` order): label k's are entries kstart[k]:kstart[k + 1] of kl_i (the example),
+    kl_m (its em) and kl_w (its ew under k), read in sequence by ``_apply_kinks``."""
     for k in range(K + 1):
         kstart[k] = 0
     end = jpos[R]
@@ -609,28 +642,29 @@ def _kink_lists(jpos, ev_code, R, K, klist, kstart, fill):
         if code & 1 == 1:
             ik = code >> 1
             k = ik - (ik // K) * K
-            klist[fill[k]] = q
-            fill[k] += 1
+            p = fill[k]
+            kl_i[p] = ev_i[q]
+            kl_m[p] = ev_a[q]
+            kl_w[p] = ev_b[q]
+            fill[k] = p + 1
 
 
 @njit(cache=True, nogil=True)
-def _apply_kinks(k, f, ev_code, K, em, ew, xw, sc, sd, klist, kstart, kdone, kcur):
+def _apply_kinks(k, f, xw, sc, sd, kl_i, kl_m, kl_w, kstart, kdone, kcur):
     """Move the kinks of label k passed so far (kdone[k]) but not yet moved in feature f's
     bins (from kcur[k, f]): the per-bin sums of row (k, f) as ``_apply_bucket`` would have
     left them. Each bin receives the same subtractions and additions in the same order, so
     the same floats."""
     base = kstart[k]
-    for x in range(kcur[k, f], kdone[k]):
-        code = ev_code[klist[base + x]]
-        i = (code >> 1) // K
-        w = xw[i, f]
-        sc[k, f, w] -= em[i]
-        sd[k, f, w] += ew[i, k]
+    for x in range(base + kcur[k, f], base + kdone[k]):
+        w = xw[kl_i[x], f]
+        sc[k, f, w] -= kl_m[x]
+        sd[k, f, w] += kl_w[x]
     kcur[k, f] = kdone[k]
 
 
 @njit(cache=True, nogil=True)
-def _rise_minima(jpos, ev_code, j, K, correct, y, scores, xw, hmin, tmin, reset, per_bin):
+def _rise_minima(jpos, ev_code, j, K, correct, ev_i, ev_a, xw, hmin, tmin, reset, per_bin):
     """Per label (tmin) and, with per_bin, per (label, feature, non-empty bin) (hmin), the
     smallest point where an example of S turns wrong among the rises of bucket j — or, with
     reset, put hmin back to inf. The per-bin minima are needed only where candidates are
@@ -643,16 +677,15 @@ def _rise_minima(jpos, ev_code, j, K, correct, y, scores, xw, hmin, tmin, reset,
         code = ev_code[q]
         if code & 1 == 1:
             continue
-        ik = code >> 1
-        i = ik // K
+        i = np.int64(ev_i[q])
         if not correct[i]:
             continue
-        k = ik - i * K
+        k = (code >> 1) - i * K
         if reset:
             for f in range(F):
                 hmin[k, f, xw[i, f]] = INF
             continue
-        v = scores[i, y[i]] - scores[i, k]
+        v = ev_a[q]                   # scores[i, y_i] - scores[i, k]
         if v < tmin[k]:
             tmin[k] = v
         if not per_bin:
@@ -760,17 +793,18 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         for k in range(K):
             for f in range(F):
                 hrow[k, f] = -1
+    (kl_i, kstart, kfill, kdone, kcur, kempty, sa0, sc0, tsa0, tsc0, ev_i, ev_a, ev_b, kl_m,
+     kl_w) = lazy
     any_valid = _node_bins(X, sample_index, start, end, n_bins, want_split, nbin, u, ub, xw)
     _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_pos, jpos,
-                 ev_code, K)
+                 ev_code, K, scores, em, ew, ev_i, ev_a, ev_b)
     keep = bE     # free after _rest_of_tree
     _stretch_minima(jpos, ev_code, R, oE, keep)
     # Kinks move the per-bin loss sums of a (label, feature) row only when that row is read
     # (``_apply_kinks``): most rows are read at few positions, if at all.
-    klist, kstart, kfill, kdone, kcur, kempty, sa0, sc0, tsa0, tsc0 = lazy
     saved = (sa0, sc0, tsa0, tsc0)
     if any_valid:
-        _kink_lists(jpos, ev_code, R, K, klist, kstart, kfill)
+        _kink_lists(jpos, ev_code, R, K, ev_i, ev_a, ev_b, kl_i, kl_m, kl_w, kstart, kfill)
         kdone_b = kdone
     else:
         kdone_b = kempty
@@ -824,8 +858,9 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                     Q[f, v] = _BIG
             first = True
             for j in range(R):
-                n01 = _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, False,
-                                    sc, sd, cnt, dirty, tot, tsc, tsd, kver, kempty)
+                n01 = _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw,
+                                    any_valid, False, sc, sd, cnt, dirty, tot, tsc, tsd, kver,
+                                    kempty)
                 if n01 > 0:
                     first = True
                 if keep[j] == 0 or not first:
@@ -888,8 +923,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         nl = 0
         first = True
         for j in range(R):
-            n01 = _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, True, sc,
-                                sd, cnt, dirty, tot, tsc, tsd, kver, kdone_b)
+            n01 = _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid,
+                                True, sc, sd, cnt, dirty, tot, tsc, tsd, kver, kdone_b)
             if n01 > 0:
                 first = True          # a new stretch
             if keep[j] == 0:
@@ -911,7 +946,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             od = oD[j]
             # A hypothesis's interval starting at axis[j] ends at its first rise inside the
             # cell (the rises of bucket j + 1): per (label, feature, bin) minima.
-            _rise_minima(jpos, ev_code, j + 1, K, correct, y, scores, xw, hmin, tmin, False,
+            _rise_minima(jpos, ev_code, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin, False,
                          False)
             per_bin = False
             hi = min(hi, oH[j])
@@ -925,8 +960,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                         if cut_on and hk < cell_end:
                             # Cut short: the kinks of the cell's left half are still flat.
                             if not half_in:
-                                _half_bucket(jpos, ev_code, j, K, hflag, em, ew, xw, hc, hd,
-                                             thc, thd, hcnt, True)
+                                _half_bucket(jpos, ev_code, j, K, hflag, ev_i, ev_a, ev_b, xw,
+                                             hc, hd, thc, thd, hcnt, True)
                                 half_in = True
                             xcut = cell_loss(oA + tsa[k], oc + tsc[k] + ohc + thc[k],
                                              max(od + tsd[k] - ohd - thd[k], 0.0), lo, hk,
@@ -1021,7 +1056,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 # e^(2 hi_in) (1 + 1e-9) gives a* > hi_in.
                 if nl > 0:
                     per_bin = True
-                    _rise_minima(jpos, ev_code, j + 1, K, correct, y, scores, xw, hmin, tmin,
+                    _rise_minima(jpos, ev_code, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin,
                                  False, True)
                 fast = hi < INF
                 if fast:
@@ -1052,12 +1087,10 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                         xk = X2[f, v, k]
                         xkc = X2c[f, v, k]
                     if rowver[a, f] != kver[a]:
-                        _apply_kinks(a, f, ev_code, K, em, ew, xw, sc, sd, klist, kstart, kdone,
-                                     kcur)
+                        _apply_kinks(a, f, xw, sc, sd, kl_i, kl_m, kl_w, kstart, kdone, kcur)
                         _loss_row(sa, sc, sd, a, f, nt, pa, pc, pd, rowver, kver)
                     if rowver[k, f] != kver[k]:
-                        _apply_kinks(k, f, ev_code, K, em, ew, xw, sc, sd, klist, kstart, kdone,
-                                     kcur)
+                        _apply_kinks(k, f, xw, sc, sd, kl_i, kl_m, kl_w, kstart, kdone, kcur)
                         _loss_row(sa, sc, sd, k, f, nt, pa, pc, pd, rowver, kver)
                     if sweep == 0:
                         A = oA + tsa[a] - pa[a, f, v] + pa[k, f, v]
@@ -1092,8 +1125,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                         # The candidate is judged in the cell's part left of its first rise:
                         # its kinks are placed by the cell's left end, not its midpoint.
                         if not half_in:
-                            _half_bucket(jpos, ev_code, j, K, hflag, em, ew, xw, hc, hd, thc,
-                                         thd, hcnt, True)
+                            _half_bucket(jpos, ev_code, j, K, hflag, ev_i, ev_a, ev_b, xw, hc,
+                                         hd, thc, thd, hcnt, True)
                             half_in = True
                         hca = 0.0
                         hda = 0.0
@@ -1142,11 +1175,11 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                             else:
                                 X2c[f, v, k] = xcut
             if per_bin:
-                _rise_minima(jpos, ev_code, j + 1, K, correct, y, scores, xw, hmin, tmin, True,
+                _rise_minima(jpos, ev_code, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin, True,
                              True)
             if half_in:
-                _half_bucket(jpos, ev_code, j, K, hflag, em, ew, xw, hc, hd, thc, thd, hcnt,
-                             False)
+                _half_bucket(jpos, ev_code, j, K, hflag, ev_i, ev_a, ev_b, xw, hc, hd, thc, thd,
+                             hcnt, False)
         if any_valid and not two_pass:
             for f in range(F):
                 for v in range(u[f] - 1):
@@ -1438,7 +1471,8 @@ def _grow_phase1_views(X, y, scores, n_bins, max_depth, R, unit, sample_index, p
             borrowed(snap[8]), borrowed(snap[9]), borrowed(snap[10]), borrowed(snap[11]))
     lazy = (borrowed(lazy[0]), borrowed(lazy[1]), borrowed(lazy[2]), borrowed(lazy[3]),
             borrowed(lazy[4]), borrowed(lazy[5]), borrowed(lazy[6]), borrowed(lazy[7]),
-            borrowed(lazy[8]), borrowed(lazy[9]))
+            borrowed(lazy[8]), borrowed(lazy[9]), borrowed(lazy[10]), borrowed(lazy[11]),
+            borrowed(lazy[12]), borrowed(lazy[13]), borrowed(lazy[14]))
     _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
                  feature, threshold, left, right, node_label, node_start, node_end, node_depth,
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
@@ -1501,11 +1535,15 @@ class Phase1Scratch:
         self.R = 0
         # The node's kinks per label and how far each (label, feature) row of the loss sums
         # has moved them (``_kink_lists``, ``_apply_kinks``); the loss sums before position
-        # 0, kept for the node's second sweep (``_reset_sweep``).
-        self.lazy = (np.zeros(max(n * K, 1), np.int64), np.zeros(K + 1, np.int64),
+        # 0, kept for the node's second sweep (``_reset_sweep``); the node's events' payloads
+        # beside ``ev_code`` (``_node_events``: ev_i, ev_a, ev_b) and the kink lists' (kl_i,
+        # kl_m, kl_w).
+        n_ev = max(n * (2 * K - 1), 1)
+        self.lazy = (np.zeros(max(n * K, 1), np.int32), np.zeros(K + 1, np.int64),
                      np.zeros(K, np.int64), np.zeros(K, np.int64), np.zeros((K, F), np.int64),
                      np.zeros(0, np.int64), np.zeros((K, F, B)), np.zeros((K, F, B)),
-                     np.zeros(K), np.zeros(K))
+                     np.zeros(K), np.zeros(K), np.zeros(n_ev, np.int32), np.zeros(n_ev),
+                     np.zeros(n_ev), np.zeros(max(n * K, 1)), np.zeros(max(n * K, 1)))
 
 
 # Status of ``grow_phase1_pair``: the cut-aware tree is the midpoint tree; it goes on from
