@@ -288,8 +288,8 @@ def _half_bucket(jpos, ev_code, j, K, hflag, ev_i, ev_a, ev_b, xw, hc, hd, thc, 
         code = ev_code[q]
         if code & 1 == 0:
             continue
-        i = np.int64(ev_i[q])
-        k = (code >> 1) - i * K
+        i = ev_i[q]                   # unsigned: no wraparound test where it indexes
+        k = (code >> 1) - np.int64(i) * K
         if not hflag[i, k]:
             continue
         if add:
@@ -589,8 +589,8 @@ def _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid,
     n01 = 0
     for q in range(a, jpos[j]):
         code = ev_code[q]
-        i = np.int64(ev_i[q])
-        k = (code >> 1) - i * K
+        i = ev_i[q]                   # unsigned: no wraparound test where it indexes
+        k = (code >> 1) - np.int64(i) * K
         if code & 1 == 1:             # past the kink: e^-m -> e^(a - w)
             if not kinks:
                 continue
@@ -677,10 +677,10 @@ def _rise_minima(jpos, ev_code, j, K, correct, ev_i, ev_a, xw, hmin, tmin, reset
         code = ev_code[q]
         if code & 1 == 1:
             continue
-        i = np.int64(ev_i[q])
+        i = ev_i[q]
         if not correct[i]:
             continue
-        k = (code >> 1) - i * K
+        k = (code >> 1) - np.int64(i) * K
         if reset:
             for f in range(F):
                 hmin[k, f, xw[i, f]] = INF
@@ -1493,7 +1493,10 @@ class Phase1Scratch:
         self.shape = (n, F, B, K, max_nodes)
         self.u = np.zeros(F, np.int64)
         self.ub = np.zeros((F, B), np.int32)
-        self.xw = np.zeros((n, F), np.int32)
+        # xw holds indices < B: one byte each when they fit (X is binned to uint8), so a
+        # row is 1/4 of the int32 one in the caches; unsigned, so indexing by it needs no
+        # wraparound test.
+        self.xw = np.zeros((n, F), np.uint8 if B <= 256 else np.uint32)
         self.pe = np.zeros((K, F, B), np.int64)
         self.rc = np.zeros((K, F, B), np.int64)
         self.pa = np.zeros((K, F, B), np.float64)
@@ -1539,10 +1542,10 @@ class Phase1Scratch:
         # beside ``ev_code`` (``_node_events``: ev_i, ev_a, ev_b) and the kink lists' (kl_i,
         # kl_m, kl_w).
         n_ev = max(n * (2 * K - 1), 1)
-        self.lazy = (np.zeros(max(n * K, 1), np.int32), np.zeros(K + 1, np.int64),
+        self.lazy = (np.zeros(max(n * K, 1), np.uint32), np.zeros(K + 1, np.int64),
                      np.zeros(K, np.int64), np.zeros(K, np.int64), np.zeros((K, F), np.int64),
                      np.zeros(0, np.int64), np.zeros((K, F, B)), np.zeros((K, F, B)),
-                     np.zeros(K), np.zeros(K), np.zeros(n_ev, np.int32), np.zeros(n_ev),
+                     np.zeros(K), np.zeros(K), np.zeros(n_ev, np.uint32), np.zeros(n_ev),
                      np.zeros(n_ev), np.zeros(max(n * K, 1)), np.zeros(max(n * K, 1)))
 
 
