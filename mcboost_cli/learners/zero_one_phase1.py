@@ -459,9 +459,13 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
     counts cnt and (with ``sums``) the loss sums sa, sc, sd (summed in S's order, as every
     later update, so each cell's float is the same whatever the layout); per (label, feature,
     threshold v): the errors on the left (pe, bins <= ub[f, v]) and on the right (rc).
-    ``saved`` = (sa0, sc0, tsa0, tsc0): the sums are kept there when made, and copied back
-    from there with ``restore`` (the node's second sweep starts from the same sums). Without
-    a valid split only the labels' totals are made (no per-bin sum is read then)."""
+    ``saved`` = (sa0, sc0, tsa0, tsc0, tcf): the sums are kept there when made, and copied
+    back from there with ``restore`` (the node's second sweep starts from the same sums).
+    Without a valid split only the labels' totals are made (no per-bin sum is read then).
+
+    An example adds its e^-m to sc of every label but its own: those K - 1 sums are made in
+    tcf, laid out (feature, bin, label) so that they are adjacent (a vector add instead of
+    K - 1 rows), and moved to sc after; each is still summed alone, in S's order."""
     K, F, _ = sa.shape
     for k in range(K):
         tot[k] = 0
@@ -491,7 +495,7 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
                     rc[k, f, v] = nwrong - c
     if not sums:
         return
-    sa0, sc0, tsa0, tsc0 = saved
+    sa0, sc0, tsa0, tsc0, tcf = saved
     for k in range(K):
         tsa[k] = 0.0
         tsc[k] = 0.0
@@ -518,42 +522,53 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
             i = sample_index[q]
             yi = y[i]
             e = em[i]
-            for k in range(K):
-                if k == yi:
-                    tsa[k] += e
-                else:
-                    tsc[k] += e
+            for k in range(yi):
+                tsc[k] += e
+            tsa[yi] += e
+            for k in range(yi + 1, K):
+                tsc[k] += e
         return
+    W = sa.shape[2]
+    for f in range(F):
+        for w in range(u[f]):
+            b = (f * W + w) * K
+            for k in range(K):
+                tcf[b + k] = 0.0
     for q in range(start, end):
         i = sample_index[q]
         yi = y[i]
         e = em[i]
-        for k in range(K):
-            if k == yi:
-                tsa[k] += e
-            else:
-                tsc[k] += e
+        for k in range(yi):
+            tsc[k] += e
+        tsa[yi] += e
+        for k in range(yi + 1, K):
+            tsc[k] += e
         for f in range(F):
             w = xw[i, f]
-            for k in range(K):
-                if k == yi:
-                    sa[k, f, w] += e
-                else:
-                    sc[k, f, w] += e
+            sa[yi, f, w] += e
+            b = (f * W + w) * K
+            for k in range(yi):
+                tcf[b + k] += e
+            for k in range(yi + 1, K):
+                tcf[b + k] += e
     for k in range(K):
         tsa0[k] = tsa[k]
         tsc0[k] = tsc[k]
         for f in range(F):
             for w in range(u[f]):
+                x = tcf[(f * W + w) * K + k]
+                sc[k, f, w] = x
                 sa0[k, f, w] = sa[k, f, w]
-                sc0[k, f, w] = sc[k, f, w]
+                sc0[k, f, w] = x
 
 
 @njit(cache=True, nogil=True)
-def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, L1, L2, Q):
+def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q):
     """Bring the error prefixes of the labels with 0-1 events since their last update (dirty)
     up to date; the filter bound Q (``best_split_phase1``) is raised by the labels' new slacks
-    L - own (own: pe on line 7, rc on line 9), so it stays >= max_k (L - own_k)."""
+    L - own (own: pe on line 7, rc on line 9), so it stays >= max_k (L - own_k). LT1, LT2
+    are L1, L2 laid out (label, feature, threshold), kept equal to them by every write, so
+    that a label's row is read in sequence here."""
     K, F, _ = cnt.shape
     for k in range(K):
         if not dirty[k]:
@@ -567,9 +582,9 @@ def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, L1, L2, Q):
                 pe[k, f, v] = c
                 rc[k, f, v] = tk - c
                 if sweep == 0:
-                    sl = L1[f, v, k] - c
+                    sl = LT1[k, f, v] - c
                 else:
-                    sl = L2[f, v, k] - (tk - c)
+                    sl = LT2[k, f, v] - (tk - c)
                 if sl > Q[f, v]:
                     Q[f, v] = sl
 
@@ -794,7 +809,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             for f in range(F):
                 hrow[k, f] = -1
     (kl_i, kstart, kfill, kdone, kcur, kempty, sa0, sc0, tsa0, tsc0, ev_i, ev_a, ev_b, kl_m,
-     kl_w) = lazy
+     kl_w, tcf, LT1, LT2) = lazy
     any_valid = _node_bins(X, sample_index, start, end, n_bins, want_split, nbin, u, ub, xw)
     _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_pos, jpos,
                  ev_code, K, scores, em, ew, ev_i, ev_a, ev_b)
@@ -802,7 +817,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
     _stretch_minima(jpos, ev_code, R, oE, keep)
     # Kinks move the per-bin loss sums of a (label, feature) row only when that row is read
     # (``_apply_kinks``): most rows are read at few positions, if at all.
-    saved = (sa0, sc0, tsa0, tsc0)
+    saved = (sa0, sc0, tsa0, tsc0, tcf)
     if any_valid:
         _kink_lists(jpos, ev_code, R, K, ev_i, ev_a, ev_b, kl_i, kl_m, kl_w, kstart, kfill)
         kdone_b = kdone
@@ -817,6 +832,11 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 for k in range(K):
                     L1[f, v, k] = _BIG
                     L2[f, v, k] = _BIG
+        for k in range(K):
+            for f in range(F):
+                for v in range(u[f] - 1):
+                    LT1[k, f, v] = _BIG
+                    LT2[k, f, v] = _BIG
     for k in range(K):
         for f in range(F):
             hstamp[k, f] = -1
@@ -867,7 +887,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                     continue
                 first = False
                 oe = oE[j]
-                _count_rows(u, cnt, pe, rc, dirty, tot, sweep, L1, L2, Q)
+                _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q)
                 for f in range(F):
                     for v in range(u[f] - 1):
                         if sweep == 0:
@@ -886,6 +906,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                                     v_run += 1
                                 if e < lk:
                                     L1[f, v, k] = e
+                                    LT1[k, f, v] = e
                                     lk = e
                             else:
                                 lk = L2[f, v, k]
@@ -893,6 +914,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                                     v_run += 1
                                 if e < lk:
                                     L2[f, v, k] = e
+                                    LT2[k, f, v] = e
                                     lk = e
                             if lk - own > qn:
                                 qn = lk - own
@@ -983,7 +1005,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 pos_id += 1
                 if first:
                     n_first += 1
-                    _count_rows(u, cnt, pe, rc, dirty, tot, sweep, L1, L2, Q)
+                    _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q)
                     # The first visited position of a stretch: list the candidates with
                     # e <= L (after this position each has L = e, so Q can be renewed now).
                     nl = 0
@@ -1058,7 +1080,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                     per_bin = True
                     _rise_minima(jpos, ev_code, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin,
                                  False, True)
-                fast = hi < INF
+                fast = hi < INF and nl > 0
                 if fast:
                     wd = hi - lo
                     lo_in = lo + INTERVAL_INSET * wd
@@ -1160,9 +1182,11 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                     if xk != xk or _key_better(e, x, lk, xk):
                         if sweep == 0:
                             L1[f, v, k] = e
+                            LT1[k, f, v] = e
                             X1[f, v, k] = x
                         else:
                             L2[f, v, k] = e
+                            LT2[k, f, v] = e
                             X2[f, v, k] = x
                     if dual:
                         # The cut-aware key's own fold (the same L: a listed candidate has
@@ -1472,7 +1496,8 @@ def _grow_phase1_views(X, y, scores, n_bins, max_depth, R, unit, sample_index, p
     lazy = (borrowed(lazy[0]), borrowed(lazy[1]), borrowed(lazy[2]), borrowed(lazy[3]),
             borrowed(lazy[4]), borrowed(lazy[5]), borrowed(lazy[6]), borrowed(lazy[7]),
             borrowed(lazy[8]), borrowed(lazy[9]), borrowed(lazy[10]), borrowed(lazy[11]),
-            borrowed(lazy[12]), borrowed(lazy[13]), borrowed(lazy[14]))
+            borrowed(lazy[12]), borrowed(lazy[13]), borrowed(lazy[14]), borrowed(lazy[15]),
+            borrowed(lazy[16]), borrowed(lazy[17]))
     _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
                  feature, threshold, left, right, node_label, node_start, node_end, node_depth,
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
@@ -1546,7 +1571,9 @@ class Phase1Scratch:
                      np.zeros(K, np.int64), np.zeros(K, np.int64), np.zeros((K, F), np.int64),
                      np.zeros(0, np.int64), np.zeros((K, F, B)), np.zeros((K, F, B)),
                      np.zeros(K), np.zeros(K), np.zeros(n_ev, np.uint32), np.zeros(n_ev),
-                     np.zeros(n_ev), np.zeros(max(n * K, 1)), np.zeros(max(n * K, 1)))
+                     np.zeros(n_ev), np.zeros(max(n * K, 1)), np.zeros(max(n * K, 1)),
+                     np.zeros(F * B * K), np.zeros((K, F, B), np.int64),
+                     np.zeros((K, F, B), np.int64))
 
 
 # Status of ``grow_phase1_pair``: the cut-aware tree is the midpoint tree; it goes on from
