@@ -562,7 +562,7 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
                 sc0[k, f, w] = x
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q):
     """Bring the error prefixes of the labels with 0-1 events since their last update (dirty)
     up to date; the filter bound Q (``best_split_phase1``) is raised by the labels' new slacks
@@ -589,7 +589,7 @@ def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q):
                     Q[f, v] = sl
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid, kinks, sc,
                   sd, cnt, dirty, tot, tsc, tsd, kver, kdone):
     """Apply the events of axis position j (the kinks only with ``kinks``); returns the number
@@ -678,7 +678,7 @@ def _apply_kinks(k, f, xw, sc, sd, kl_i, kl_m, kl_w, kstart, kdone, kcur):
     kcur[k, f] = kdone[k]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _rise_minima(jpos, ev_code, j, K, correct, ev_i, ev_a, xw, hmin, tmin, reset, per_bin):
     """Per label (tmin) and, with per_bin, per (label, feature, non-empty bin) (hmin), the
     smallest point where an example of S turns wrong among the rises of bucket j — or, with
@@ -878,9 +878,11 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                     Q[f, v] = _BIG
             first = True
             for j in range(R):
-                n01 = _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw,
-                                    any_valid, False, sc, sd, cnt, dirty, tot, tsc, tsd, kver,
-                                    kempty)
+                n01 = 0
+                if jpos[j] > (0 if j == 0 else jpos[j - 1]):
+                    n01 = _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw,
+                                        any_valid, False, sc, sd, cnt, dirty, tot, tsc, tsd,
+                                        kver, kempty)
                 if n01 > 0:
                     first = True
                 if keep[j] == 0 or not first:
@@ -945,8 +947,12 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         nl = 0
         first = True
         for j in range(R):
-            n01 = _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid,
-                                True, sc, sd, cnt, dirty, tot, tsc, tsd, kver, kdone_b)
+            # (Most buckets of a small node are empty: no call for those.)
+            n01 = 0
+            if jpos[j] > (0 if j == 0 else jpos[j - 1]):
+                n01 = _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw,
+                                    any_valid, True, sc, sd, cnt, dirty, tot, tsc, tsd, kver,
+                                    kdone_b)
             if n01 > 0:
                 first = True          # a new stretch
             if keep[j] == 0:
@@ -968,8 +974,13 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             od = oD[j]
             # A hypothesis's interval starting at axis[j] ends at its first rise inside the
             # cell (the rises of bucket j + 1): per (label, feature, bin) minima.
-            _rise_minima(jpos, ev_code, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin, False,
-                         False)
+            rises_next = jpos[j + 1] > jpos[j]
+            if rises_next:
+                _rise_minima(jpos, ev_code, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin,
+                             False, False)
+            else:
+                for k in range(K):
+                    tmin[k] = INF
             per_bin = False
             hi = min(hi, oH[j])
             if sweep == 0:
@@ -1076,7 +1087,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 # logarithms. "Clearly": A < D e^(2 lo_in) (1 - 1e-9) gives a* < lo_in (the
                 # 1e-9 dwarfs the rounding of the logs and of the products), A > D
                 # e^(2 hi_in) (1 + 1e-9) gives a* > hi_in.
-                if nl > 0:
+                if nl > 0 and rises_next:
                     per_bin = True
                     _rise_minima(jpos, ev_code, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin,
                                  False, True)
