@@ -186,12 +186,16 @@ def _key_better(e, x, best_e, best_x):
 
 
 @njit(cache=True, nogil=True)
-def _rest_of_tree(sample_index, start, end, y, scores, cur, correct, rank, s_idx, R, em,
-                  kink_pos, ew, mark, stamp, oE, oC, oD, oH, bE, bC, bD):
-    """The examples outside S = sample_index[start:end], voted cur: their error at axis[j]+
-    (oE[j]), their exponential loss in cell j, oA e^-a + oC[j] + oD[j] e^a, and the first
-    point inside cell j where one of them turns wrong (oH[j], inf if none). Returns oA."""
-    n = y.shape[0]
+def _rest_of_tree(sample_index, start, end, correct, rank, R, em, rec, mark, stamp, oE, oC,
+                  oD, oH, bE, bC, bD):
+    """The examples outside S = sample_index[start:end], under their votes: their error at
+    axis[j]+ (oE[j]), their exponential loss in cell j, oA e^-a + oC[j] + oD[j] e^a, and
+    the first point inside cell j where one of them turns wrong (oH[j], inf if none).
+    Returns oA. The entries of each example's vote v come from its record (``rec``,
+    ``_vote_records``): read in sequence instead of from rows of s_idx, scores, kink_pos
+    and ew; the same values, summed in the same (example) order."""
+    risy, rsi, rrv, rkp, rew, _ = rec
+    n = correct.shape[0]
     for q in range(start, end):
         mark[sample_index[q]] = stamp
     for j in range(R + 1):
@@ -204,28 +208,27 @@ def _rest_of_tree(sample_index, start, end, y, scores, cur, correct, rank, s_idx
     for i in range(n):
         if mark[i] == stamp:
             continue
-        v = cur[i]
-        yi = y[i]
+        isy = risy[i]                 # v == y_i
         if correct[i]:
-            if v != yi:
-                p = s_idx[i, v]
+            if not isy:
+                p = rsi[i]                # s_idx[i, v]
                 if p < R:
                     bE[p] += 1
                 # i turns wrong inside cell p - 1: the interval starting there ends at rv.
-                rv = scores[i, yi] - scores[i, v]
+                rv = rrv[i]               # scores[i, y_i] - scores[i, v]
                 if rv < oH[p - 1]:
                     oH[p - 1] = rv
         else:
             e0 += 1
-            if v == yi:
+            if isy:
                 bE[rank[i]] -= 1
-        if v == yi:
+        if isy:
             oA += em[i]
         else:
-            kp = kink_pos[i, v]
+            kp = rkp[i]                   # kink_pos[i, v]
             bC[kp] += em[i]
             if kp < R:
-                bD[kp] += ew[i, v]
+                bD[kp] += rew[i]          # ew[i, v]
     e = e0
     d = 0.0
     for j in range(R):
@@ -238,6 +241,30 @@ def _rest_of_tree(sample_index, start, end, y, scores, cur, correct, rank, s_idx
         oC[j] = c                 # kink_pos > j: before the kink in cell j
         c += bC[j]
     return oA
+
+
+@njit(cache=True, nogil=True)
+def _vote_records(sample_index, lo, hi, y, scores, correct, s_idx, kink_pos, ew, hflag, vote,
+                  rec):
+    """The record of each example of sample_index[lo:hi] under its vote v (written after
+    every change of the votes; the round's data must be prepared): v == y_i, and for
+    v != y_i s_idx[i, v] (i correct), scores[i, y_i] - scores[i, v] (i correct),
+    kink_pos[i, v], ew[i, v] and hflag[i, v] (meaningful where the round made hflag)."""
+    risy, rsi, rrv, rkp, rew, rhf = rec
+    for q in range(lo, hi):
+        i = sample_index[q]
+        v = vote[i]
+        yi = y[i]
+        if v == yi:
+            risy[i] = True
+            continue
+        risy[i] = False
+        if correct[i]:
+            rsi[i] = s_idx[i, v]
+            rrv[i] = scores[i, yi] - scores[i, v]
+        rkp[i] = kink_pos[i, v]
+        rew[i] = ew[i, v]
+        rhf[i] = hflag[i, v]
 
 
 @njit(cache=True, nogil=True)
@@ -260,21 +287,21 @@ def half_cell_flags(scores, y, R, axis, kink_pos, hflag):
 
 
 @njit(cache=True, nogil=True)
-def _rest_half(sample_index, start, end, y, cur, R, kink_pos, hflag, em, ew, mark, stamp,
-               oHC, oHD):
+def _rest_half(sample_index, start, end, R, em, rec, mark, stamp, oHC, oHD):
     """The left-half terms of the examples outside S (``half_cell_flags``): per cell j, the
-    sums of their e^-m (oHC[j]) and e^-w (oHD[j]). ``mark`` is _rest_of_tree's."""
+    sums of their e^-m (oHC[j]) and e^-w (oHD[j]). ``mark`` is _rest_of_tree's, and so are
+    the vote records."""
+    risy, _, _, rkp, rew, rhf = rec
     for j in range(R + 1):
         oHC[j] = 0.0
         oHD[j] = 0.0
-    for i in range(y.shape[0]):
+    for i in range(em.shape[0]):
         if mark[i] == stamp:
             continue
-        v = cur[i]
-        if v != y[i] and hflag[i, v]:
-            kp = kink_pos[i, v]
+        if not risy[i] and rhf[i]:    # v != y_i and hflag[i, v]
+            kp = rkp[i]
             oHC[kp] += em[i]
-            oHD[kp] += ew[i, v]
+            oHD[kp] += rew[i]
 
 
 @njit(cache=True, nogil=True)
@@ -791,8 +818,9 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
     F = X.shape[1]
     K = tot.shape[0]
     B = L1.shape[1]
-    oA = _rest_of_tree(sample_index, start, end, y, scores, cur, correct, rank, s_idx, R, em,
-                       kink_pos, ew, mark, stamp, oE, oC, oD, oH, bE, bC, bD)
+    rec = (lazy[18], lazy[19], lazy[20], lazy[21], lazy[22], lazy[23])
+    oA = _rest_of_tree(sample_index, start, end, correct, rank, R, em, rec, mark, stamp, oE,
+                       oC, oD, oH, bE, bC, bD)
     (hflag, oHC, oHD, hc, hd, thc, thd, hcnt, phc, phd, hrow, hon, X1c, X2c, xsc,
      dstat) = half
     # hon[0]: 0 the midpoint placement, 1 the cut-aware one, 2 both (``grow_phase1_pair``):
@@ -803,13 +831,12 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
     dual = hon[0] == 2
     dstat[0] = 0
     if cut_on:
-        _rest_half(sample_index, start, end, y, cur, R, kink_pos, hflag, em, ew, mark, stamp,
-                   oHC, oHD)
+        _rest_half(sample_index, start, end, R, em, rec, mark, stamp, oHC, oHD)
         for k in range(K):
             for f in range(F):
                 hrow[k, f] = -1
     (kl_i, kstart, kfill, kdone, kcur, kempty, sa0, sc0, tsa0, tsc0, ev_i, ev_a, ev_b, kl_m,
-     kl_w, tcf, LT1, LT2) = lazy
+     kl_w, tcf, LT1, LT2, _, _, _, _, _, _) = lazy
     any_valid = _node_bins(X, sample_index, start, end, n_bins, want_split, nbin, u, ub, xw)
     _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_pos, jpos,
                  ev_code, K, scores, em, ew, ev_i, ev_a, ev_b)
@@ -1325,6 +1352,8 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
     n = X.shape[0]
     hon = half[11]
     dstat = half[15]
+    # Each example's record under its vote (``_vote_records``), for the rest of the tree.
+    rec = (lazy[18], lazy[19], lazy[20], lazy[21], lazy[22], lazy[23])
     (s_index, s_vote, s_feature, s_threshold, s_left, s_right, s_label, s_start, s_end,
      s_depth, s_stack, s_count) = snap
     if resume:
@@ -1345,6 +1374,8 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
             node_depth[nd] = s_depth[nd]
         for q in range(top):
             stack[q] = s_stack[q]
+        _vote_records(sample_index, 0, n, y, scores, correct, s_idx, kink_pos, ew, half[0],
+                      vote, rec)
         # Stamps above every one in ``mark`` (only equality with the node's stamp counts).
         stamp = dstat[2]
     else:
@@ -1367,6 +1398,8 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
             hon[0] = 0
         node_label[0] = k0
         write_votes(sample_index, 0, n, k0, vote)
+        _vote_records(sample_index, 0, n, y, scores, correct, s_idx, kink_pos, ew, half[0],
+                      vote, rec)
         stamp = 1
     while top > 0:
         nd, top = pop_node(stack, top)
@@ -1412,6 +1445,8 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
         node_label[rc_] = kr
         write_votes(sample_index, start, mid, kl, vote)
         write_votes(sample_index, mid, end, kr, vote)
+        _vote_records(sample_index, start, end, y, scores, correct, s_idx, kink_pos, ew,
+                      half[0], vote, rec)
     n_nodes_out[0] = n_nodes
     dstat[2] = stamp
 
@@ -1508,7 +1543,8 @@ def _grow_phase1_views(X, y, scores, n_bins, max_depth, R, unit, sample_index, p
             borrowed(lazy[4]), borrowed(lazy[5]), borrowed(lazy[6]), borrowed(lazy[7]),
             borrowed(lazy[8]), borrowed(lazy[9]), borrowed(lazy[10]), borrowed(lazy[11]),
             borrowed(lazy[12]), borrowed(lazy[13]), borrowed(lazy[14]), borrowed(lazy[15]),
-            borrowed(lazy[16]), borrowed(lazy[17]))
+            borrowed(lazy[16]), borrowed(lazy[17]), borrowed(lazy[18]), borrowed(lazy[19]),
+            borrowed(lazy[20]), borrowed(lazy[21]), borrowed(lazy[22]), borrowed(lazy[23]))
     _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
                  feature, threshold, left, right, node_label, node_start, node_end, node_depth,
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
@@ -1584,7 +1620,9 @@ class Phase1Scratch:
                      np.zeros(K), np.zeros(K), np.zeros(n_ev, np.uint32), np.zeros(n_ev),
                      np.zeros(n_ev), np.zeros(max(n * K, 1)), np.zeros(max(n * K, 1)),
                      np.zeros(F * B * K), np.zeros((K, F, B), np.int64),
-                     np.zeros((K, F, B), np.int64))
+                     np.zeros((K, F, B), np.int64), np.zeros(n, np.bool_),
+                     np.zeros(n, np.int32), np.zeros(n), np.zeros(n, np.int32), np.zeros(n),
+                     np.zeros(n, np.bool_))
 
 
 # Status of ``grow_phase1_pair``: the cut-aware tree is the midpoint tree; it goes on from
