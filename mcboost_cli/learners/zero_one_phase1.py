@@ -186,12 +186,16 @@ def _key_better(e, x, best_e, best_x):
 
 
 @njit(cache=True, nogil=True)
-def _rest_of_tree(sample_index, start, end, y, scores, cur, correct, rank, s_idx, R, em,
-                  kink_pos, ew, mark, stamp, oE, oC, oD, oH, bE, bC, bD):
-    """The examples outside S = sample_index[start:end], voted cur: their error at axis[j]+
-    (oE[j]), their exponential loss in cell j, oA e^-a + oC[j] + oD[j] e^a, and the first
-    point inside cell j where one of them turns wrong (oH[j], inf if none). Returns oA."""
-    n = y.shape[0]
+def _rest_of_tree(sample_index, start, end, correct, rank, R, em, rec, mark, stamp, oE, oC,
+                  oD, oH, bE, bC, bD):
+    """The examples outside S = sample_index[start:end], under their votes: their error at
+    axis[j]+ (oE[j]), their exponential loss in cell j, oA e^-a + oC[j] + oD[j] e^a, and
+    the first point inside cell j where one of them turns wrong (oH[j], inf if none).
+    Returns oA. The entries of each example's vote v come from its record (``rec``,
+    ``_vote_records``): read in sequence instead of from rows of s_idx, scores, kink_pos
+    and ew; the same values, summed in the same (example) order."""
+    risy, rsi, rrv, rkp, rew, _ = rec
+    n = correct.shape[0]
     for q in range(start, end):
         mark[sample_index[q]] = stamp
     for j in range(R + 1):
@@ -204,28 +208,27 @@ def _rest_of_tree(sample_index, start, end, y, scores, cur, correct, rank, s_idx
     for i in range(n):
         if mark[i] == stamp:
             continue
-        v = cur[i]
-        yi = y[i]
+        isy = risy[i]                 # v == y_i
         if correct[i]:
-            if v != yi:
-                p = s_idx[i, v]
+            if not isy:
+                p = rsi[i]                # s_idx[i, v]
                 if p < R:
                     bE[p] += 1
                 # i turns wrong inside cell p - 1: the interval starting there ends at rv.
-                rv = scores[i, yi] - scores[i, v]
+                rv = rrv[i]               # scores[i, y_i] - scores[i, v]
                 if rv < oH[p - 1]:
                     oH[p - 1] = rv
         else:
             e0 += 1
-            if v == yi:
+            if isy:
                 bE[rank[i]] -= 1
-        if v == yi:
+        if isy:
             oA += em[i]
         else:
-            kp = kink_pos[i, v]
+            kp = rkp[i]                   # kink_pos[i, v]
             bC[kp] += em[i]
             if kp < R:
-                bD[kp] += ew[i, v]
+                bD[kp] += rew[i]          # ew[i, v]
     e = e0
     d = 0.0
     for j in range(R):
@@ -238,6 +241,30 @@ def _rest_of_tree(sample_index, start, end, y, scores, cur, correct, rank, s_idx
         oC[j] = c                 # kink_pos > j: before the kink in cell j
         c += bC[j]
     return oA
+
+
+@njit(cache=True, nogil=True)
+def _vote_records(sample_index, lo, hi, y, scores, correct, s_idx, kink_pos, ew, hflag, vote,
+                  rec):
+    """The record of each example of sample_index[lo:hi] under its vote v (written after
+    every change of the votes; the round's data must be prepared): v == y_i, and for
+    v != y_i s_idx[i, v] (i correct), scores[i, y_i] - scores[i, v] (i correct),
+    kink_pos[i, v], ew[i, v] and hflag[i, v] (meaningful where the round made hflag)."""
+    risy, rsi, rrv, rkp, rew, rhf = rec
+    for q in range(lo, hi):
+        i = sample_index[q]
+        v = vote[i]
+        yi = y[i]
+        if v == yi:
+            risy[i] = True
+            continue
+        risy[i] = False
+        if correct[i]:
+            rsi[i] = s_idx[i, v]
+            rrv[i] = scores[i, yi] - scores[i, v]
+        rkp[i] = kink_pos[i, v]
+        rew[i] = ew[i, v]
+        rhf[i] = hflag[i, v]
 
 
 @njit(cache=True, nogil=True)
@@ -260,25 +287,26 @@ def half_cell_flags(scores, y, R, axis, kink_pos, hflag):
 
 
 @njit(cache=True, nogil=True)
-def _rest_half(sample_index, start, end, y, cur, R, kink_pos, hflag, em, ew, mark, stamp,
-               oHC, oHD):
+def _rest_half(sample_index, start, end, R, em, rec, mark, stamp, oHC, oHD):
     """The left-half terms of the examples outside S (``half_cell_flags``): per cell j, the
-    sums of their e^-m (oHC[j]) and e^-w (oHD[j]). ``mark`` is _rest_of_tree's."""
+    sums of their e^-m (oHC[j]) and e^-w (oHD[j]). ``mark`` is _rest_of_tree's, and so are
+    the vote records."""
+    risy, _, _, rkp, rew, rhf = rec
     for j in range(R + 1):
         oHC[j] = 0.0
         oHD[j] = 0.0
-    for i in range(y.shape[0]):
+    for i in range(em.shape[0]):
         if mark[i] == stamp:
             continue
-        v = cur[i]
-        if v != y[i] and hflag[i, v]:
-            kp = kink_pos[i, v]
+        if not risy[i] and rhf[i]:    # v != y_i and hflag[i, v]
+            kp = rkp[i]
             oHC[kp] += em[i]
-            oHD[kp] += ew[i, v]
+            oHD[kp] += rew[i]
 
 
 @njit(cache=True, nogil=True)
-def _half_bucket(jpos, ev_code, j, K, hflag, em, ew, xw, hc, hd, thc, thd, hcnt, add):
+def _half_bucket(jpos, ev_code, j, K, hflag, ev_i, ev_a, ev_b, xw, hc, hd, thc, thd, hcnt,
+                 add):
     """Bucket j's kinks that lie in cell j's left half, per (label, feature, non-empty bin)
     (hc, hd), per label (thc, thd, hcnt); with add=False put those entries back to 0."""
     a = 0 if j == 0 else jpos[j - 1]
@@ -287,14 +315,13 @@ def _half_bucket(jpos, ev_code, j, K, hflag, em, ew, xw, hc, hd, thc, thd, hcnt,
         code = ev_code[q]
         if code & 1 == 0:
             continue
-        ik = code >> 1
-        i = ik // K
-        k = ik - i * K
+        i = ev_i[q]                   # unsigned: no wraparound test where it indexes
+        k = (code >> 1) - np.int64(i) * K
         if not hflag[i, k]:
             continue
         if add:
-            mv = em[i]
-            dv = ew[i, k]
+            mv = ev_a[q]              # em[i]
+            dv = ev_b[q]              # ew[i, k]
             thc[k] += mv
             thd[k] += dv
             hcnt[k] += 1
@@ -330,11 +357,17 @@ def _half_row(hc, hd, k, f, nt, phc, phd, hrow, pos_id):
 
 @njit(cache=True, nogil=True)
 def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_pos, jpos,
-                 ev_code, K):
+                 ev_code, K, scores, em, ew, ev_i, ev_a, ev_b):
     """Counting sort of S's events by axis position; bucket j is ev_code[jpos[j-1]:jpos[j]]
     (jpos[-1] := 0). Code = (i K + k) 2 + kind (0: 0-1 event, 1: kink). Bucket R holds the
     rises (a correct example turning wrong) beyond the last axis point, which change no error
-    at any axis[j]+ but end the last cell's interval."""
+    at any axis[j]+ but end the last cell's interval.
+
+    Beside each code, what the sweeps read of it, gathered here in S's order (the examples'
+    rows are read in turn) so that the sweeps, which visit the events in axis order, read
+    them in sequence instead of from random rows: ev_i the example; a kink's em[i] (ev_a) and
+    ew[i, k] (ev_b); a rise's point scores[i, y_i] - scores[i, k] (ev_a). The same floats as
+    read or computed where they are used."""
     for j in range(R + 2):
         jpos[j] = 0
     for q in range(start, end):
@@ -354,21 +387,32 @@ def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_p
     for q in range(start, end):
         i = sample_index[q]
         yi = y[i]
+        emi = em[i]
+        ay = scores[i, yi]
         if not correct[i]:
             j = rank[i]
-            ev_code[jpos[j]] = (np.int64(i) * K + yi) * 2
-            jpos[j] += 1
+            p = jpos[j]
+            ev_code[p] = (np.int64(i) * K + yi) * 2
+            ev_i[p] = i
+            jpos[j] = p + 1
         for k in range(K):
             if k == yi:
                 continue
             if correct[i]:
                 j = s_idx[i, k]       # R: the rise lies in the last, unbounded cell
-                ev_code[jpos[j]] = (np.int64(i) * K + k) * 2
-                jpos[j] += 1
+                p = jpos[j]
+                ev_code[p] = (np.int64(i) * K + k) * 2
+                ev_i[p] = i
+                ev_a[p] = ay - scores[i, k]
+                jpos[j] = p + 1
             if kink_pos[i, k] < R:
                 j = kink_pos[i, k]
-                ev_code[jpos[j]] = (np.int64(i) * K + k) * 2 + 1
-                jpos[j] += 1
+                p = jpos[j]
+                ev_code[p] = (np.int64(i) * K + k) * 2 + 1
+                ev_i[p] = i
+                ev_a[p] = emi
+                ev_b[p] = ew[i, k]
+                jpos[j] = p + 1
 
 
 @njit(cache=True, nogil=True)
@@ -442,8 +486,13 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
     counts cnt and (with ``sums``) the loss sums sa, sc, sd (summed in S's order, as every
     later update, so each cell's float is the same whatever the layout); per (label, feature,
     threshold v): the errors on the left (pe, bins <= ub[f, v]) and on the right (rc).
-    ``saved`` = (sa0, sc0, tsa0, tsc0): the sums are kept there when made, and copied back
-    from there with ``restore`` (the node's second sweep starts from the same sums)."""
+    ``saved`` = (sa0, sc0, tsa0, tsc0, tcf): the sums are kept there when made, and copied
+    back from there with ``restore`` (the node's second sweep starts from the same sums).
+    Without a valid split only the labels' totals are made (no per-bin sum is read then).
+
+    An example adds its e^-m to sc of every label but its own: those K - 1 sums are made in
+    tcf, laid out (feature, bin, label) so that they are adjacent (a vector add instead of
+    K - 1 rows), and moved to sc after; each is still summed alone, in S's order."""
     K, F, _ = sa.shape
     for k in range(K):
         tot[k] = 0
@@ -473,7 +522,7 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
                     rc[k, f, v] = nwrong - c
     if not sums:
         return
-    sa0, sc0, tsa0, tsc0 = saved
+    sa0, sc0, tsa0, tsc0, tcf = saved
     for k in range(K):
         tsa[k] = 0.0
         tsc[k] = 0.0
@@ -494,36 +543,59 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
                     sa[k, f, w] = sa0[k, f, w]
                     sc[k, f, w] = sc0[k, f, w]
         return
+    if not any_valid:
+        # The totals alone, each summed in S's order as below.
+        for q in range(start, end):
+            i = sample_index[q]
+            yi = y[i]
+            e = em[i]
+            for k in range(yi):
+                tsc[k] += e
+            tsa[yi] += e
+            for k in range(yi + 1, K):
+                tsc[k] += e
+        return
+    W = sa.shape[2]
+    for f in range(F):
+        for w in range(u[f]):
+            b = (f * W + w) * K
+            for k in range(K):
+                tcf[b + k] = 0.0
     for q in range(start, end):
         i = sample_index[q]
         yi = y[i]
         e = em[i]
-        for k in range(K):
-            if k == yi:
-                tsa[k] += e
-            else:
-                tsc[k] += e
+        for k in range(yi):
+            tsc[k] += e
+        tsa[yi] += e
+        for k in range(yi + 1, K):
+            tsc[k] += e
         for f in range(F):
             w = xw[i, f]
-            for k in range(K):
-                if k == yi:
-                    sa[k, f, w] += e
-                else:
-                    sc[k, f, w] += e
+            sa[yi, f, w] += e
+            b = (f * W + w) * K
+            for k in range(yi):
+                tcf[b + k] += e
+            for k in range(yi + 1, K):
+                tcf[b + k] += e
     for k in range(K):
         tsa0[k] = tsa[k]
         tsc0[k] = tsc[k]
         for f in range(F):
             for w in range(u[f]):
+                x = tcf[(f * W + w) * K + k]
+                sc[k, f, w] = x
                 sa0[k, f, w] = sa[k, f, w]
-                sc0[k, f, w] = sc[k, f, w]
+                sc0[k, f, w] = x
 
 
-@njit(cache=True, nogil=True)
-def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, L1, L2, Q):
+@njit(cache=True, nogil=True, inline="always")
+def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q):
     """Bring the error prefixes of the labels with 0-1 events since their last update (dirty)
     up to date; the filter bound Q (``best_split_phase1``) is raised by the labels' new slacks
-    L - own (own: pe on line 7, rc on line 9), so it stays >= max_k (L - own_k)."""
+    L - own (own: pe on line 7, rc on line 9), so it stays >= max_k (L - own_k). LT1, LT2
+    are L1, L2 laid out (label, feature, threshold), kept equal to them by every write, so
+    that a label's row is read in sequence here."""
     K, F, _ = cnt.shape
     for k in range(K):
         if not dirty[k]:
@@ -537,40 +609,42 @@ def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, L1, L2, Q):
                 pe[k, f, v] = c
                 rc[k, f, v] = tk - c
                 if sweep == 0:
-                    sl = L1[f, v, k] - c
+                    sl = LT1[k, f, v] - c
                 else:
-                    sl = L2[f, v, k] - (tk - c)
+                    sl = LT2[k, f, v] - (tk - c)
                 if sl > Q[f, v]:
                     Q[f, v] = sl
 
 
-@njit(cache=True, nogil=True)
-def _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, kinks, sc, sd, cnt,
-                  dirty, tot, tsc, tsd, kver, kdone):
+@njit(cache=True, nogil=True, inline="always")
+def _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid, kinks, sc,
+                  sd, cnt, dirty, tot, tsc, tsd, kver, kdone):
     """Apply the events of axis position j (the kinks only with ``kinks``); returns the number
     of 0-1 events. A 0-1 event of label k moves k's error count in i's bins and marks k's
     prefixes dirty (``_count_rows``). A kink moves the label's totals; its per-bin sums are
     moved here only without ``kdone`` (an empty array); with it, the kink is counted
-    (kdone[k]) and moved when a row of those sums is read (``_apply_kinks``)."""
+    (kdone[k]) and moved when a row of those sums is read (``_apply_kinks``). Without a
+    valid split (``any_valid``) no per-bin sum is read, and none is moved."""
     a = 0 if j == 0 else jpos[j - 1]
     F = sc.shape[1]
     lazy = kdone.shape[0] > 0
     n01 = 0
     for q in range(a, jpos[j]):
         code = ev_code[q]
-        ik = code >> 1
-        i = ik // K
-        k = ik - i * K
+        i = ev_i[q]                   # unsigned: no wraparound test where it indexes
+        k = (code >> 1) - np.int64(i) * K
         if code & 1 == 1:             # past the kink: e^-m -> e^(a - w)
             if not kinks:
                 continue
-            mv = em[i]
-            dv = ew[i, k]
+            mv = ev_a[q]              # em[i]
+            dv = ev_b[q]              # ew[i, k]
             tsc[k] -= mv
             tsd[k] += dv
             kver[k] += 1
             if lazy:
                 kdone[k] += 1
+                continue
+            if not any_valid:
                 continue
             for f in range(F):
                 w = xw[i, f]
@@ -589,9 +663,10 @@ def _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, kinks, sc
 
 
 @njit(cache=True, nogil=True)
-def _kink_lists(jpos, ev_code, R, K, klist, kstart, fill):
+def _kink_lists(jpos, ev_code, R, K, ev_i, ev_a, ev_b, kl_i, kl_m, kl_w, kstart, fill):
     """The node's kinks per label, in the order the sweep applies them (axis position, then
-    ``ev_code`` order): label k's are ev_code[klist[kstart[k]:kstart[k + 1]]]."""
+    ``ev_code`` order): label k's are entries kstart[k]:kstart[k + 1] of kl_i (the example),
+    kl_m (its em) and kl_w (its ew under k), read in sequence by ``_apply_kinks``."""
     for k in range(K + 1):
         kstart[k] = 0
     end = jpos[R]
@@ -609,28 +684,29 @@ def _kink_lists(jpos, ev_code, R, K, klist, kstart, fill):
         if code & 1 == 1:
             ik = code >> 1
             k = ik - (ik // K) * K
-            klist[fill[k]] = q
-            fill[k] += 1
+            p = fill[k]
+            kl_i[p] = ev_i[q]
+            kl_m[p] = ev_a[q]
+            kl_w[p] = ev_b[q]
+            fill[k] = p + 1
 
 
 @njit(cache=True, nogil=True)
-def _apply_kinks(k, f, ev_code, K, em, ew, xw, sc, sd, klist, kstart, kdone, kcur):
+def _apply_kinks(k, f, xw, sc, sd, kl_i, kl_m, kl_w, kstart, kdone, kcur):
     """Move the kinks of label k passed so far (kdone[k]) but not yet moved in feature f's
     bins (from kcur[k, f]): the per-bin sums of row (k, f) as ``_apply_bucket`` would have
     left them. Each bin receives the same subtractions and additions in the same order, so
     the same floats."""
     base = kstart[k]
-    for x in range(kcur[k, f], kdone[k]):
-        code = ev_code[klist[base + x]]
-        i = (code >> 1) // K
-        w = xw[i, f]
-        sc[k, f, w] -= em[i]
-        sd[k, f, w] += ew[i, k]
+    for x in range(base + kcur[k, f], base + kdone[k]):
+        w = xw[kl_i[x], f]
+        sc[k, f, w] -= kl_m[x]
+        sd[k, f, w] += kl_w[x]
     kcur[k, f] = kdone[k]
 
 
-@njit(cache=True, nogil=True)
-def _rise_minima(jpos, ev_code, j, K, correct, y, scores, xw, hmin, tmin, reset, per_bin):
+@njit(cache=True, nogil=True, inline="always")
+def _rise_minima(jpos, ev_code, j, K, correct, ev_i, ev_a, xw, hmin, tmin, reset, per_bin):
     """Per label (tmin) and, with per_bin, per (label, feature, non-empty bin) (hmin), the
     smallest point where an example of S turns wrong among the rises of bucket j — or, with
     reset, put hmin back to inf. The per-bin minima are needed only where candidates are
@@ -643,16 +719,15 @@ def _rise_minima(jpos, ev_code, j, K, correct, y, scores, xw, hmin, tmin, reset,
         code = ev_code[q]
         if code & 1 == 1:
             continue
-        ik = code >> 1
-        i = ik // K
+        i = ev_i[q]
         if not correct[i]:
             continue
-        k = ik - i * K
+        k = (code >> 1) - np.int64(i) * K
         if reset:
             for f in range(F):
                 hmin[k, f, xw[i, f]] = INF
             continue
-        v = scores[i, y[i]] - scores[i, k]
+        v = ev_a[q]                   # scores[i, y_i] - scores[i, k]
         if v < tmin[k]:
             tmin[k] = v
         if not per_bin:
@@ -743,8 +818,9 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
     F = X.shape[1]
     K = tot.shape[0]
     B = L1.shape[1]
-    oA = _rest_of_tree(sample_index, start, end, y, scores, cur, correct, rank, s_idx, R, em,
-                       kink_pos, ew, mark, stamp, oE, oC, oD, oH, bE, bC, bD)
+    rec = (lazy[18], lazy[19], lazy[20], lazy[21], lazy[22], lazy[23])
+    oA = _rest_of_tree(sample_index, start, end, correct, rank, R, em, rec, mark, stamp, oE,
+                       oC, oD, oH, bE, bC, bD)
     (hflag, oHC, oHD, hc, hd, thc, thd, hcnt, phc, phd, hrow, hon, X1c, X2c, xsc,
      dstat) = half
     # hon[0]: 0 the midpoint placement, 1 the cut-aware one, 2 both (``grow_phase1_pair``):
@@ -755,22 +831,22 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
     dual = hon[0] == 2
     dstat[0] = 0
     if cut_on:
-        _rest_half(sample_index, start, end, y, cur, R, kink_pos, hflag, em, ew, mark, stamp,
-                   oHC, oHD)
+        _rest_half(sample_index, start, end, R, em, rec, mark, stamp, oHC, oHD)
         for k in range(K):
             for f in range(F):
                 hrow[k, f] = -1
+    (kl_i, kstart, kfill, kdone, kcur, kempty, sa0, sc0, tsa0, tsc0, ev_i, ev_a, ev_b, kl_m,
+     kl_w, tcf, LT1, LT2, _, _, _, _, _, _) = lazy
     any_valid = _node_bins(X, sample_index, start, end, n_bins, want_split, nbin, u, ub, xw)
     _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_pos, jpos,
-                 ev_code, K)
+                 ev_code, K, scores, em, ew, ev_i, ev_a, ev_b)
     keep = bE     # free after _rest_of_tree
     _stretch_minima(jpos, ev_code, R, oE, keep)
     # Kinks move the per-bin loss sums of a (label, feature) row only when that row is read
     # (``_apply_kinks``): most rows are read at few positions, if at all.
-    klist, kstart, kfill, kdone, kcur, kempty, sa0, sc0, tsa0, tsc0 = lazy
-    saved = (sa0, sc0, tsa0, tsc0)
+    saved = (sa0, sc0, tsa0, tsc0, tcf)
     if any_valid:
-        _kink_lists(jpos, ev_code, R, K, klist, kstart, kfill)
+        _kink_lists(jpos, ev_code, R, K, ev_i, ev_a, ev_b, kl_i, kl_m, kl_w, kstart, kfill)
         kdone_b = kdone
     else:
         kdone_b = kempty
@@ -783,6 +859,11 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 for k in range(K):
                     L1[f, v, k] = _BIG
                     L2[f, v, k] = _BIG
+        for k in range(K):
+            for f in range(F):
+                for v in range(u[f] - 1):
+                    LT1[k, f, v] = _BIG
+                    LT2[k, f, v] = _BIG
     for k in range(K):
         for f in range(F):
             hstamp[k, f] = -1
@@ -824,15 +905,18 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                     Q[f, v] = _BIG
             first = True
             for j in range(R):
-                n01 = _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, False,
-                                    sc, sd, cnt, dirty, tot, tsc, tsd, kver, kempty)
+                n01 = 0
+                if jpos[j] > (0 if j == 0 else jpos[j - 1]):
+                    n01 = _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw,
+                                        any_valid, False, sc, sd, cnt, dirty, tot, tsc, tsd,
+                                        kver, kempty)
                 if n01 > 0:
                     first = True
                 if keep[j] == 0 or not first:
                     continue
                 first = False
                 oe = oE[j]
-                _count_rows(u, cnt, pe, rc, dirty, tot, sweep, L1, L2, Q)
+                _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q)
                 for f in range(F):
                     for v in range(u[f] - 1):
                         if sweep == 0:
@@ -851,6 +935,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                                     v_run += 1
                                 if e < lk:
                                     L1[f, v, k] = e
+                                    LT1[k, f, v] = e
                                     lk = e
                             else:
                                 lk = L2[f, v, k]
@@ -858,6 +943,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                                     v_run += 1
                                 if e < lk:
                                     L2[f, v, k] = e
+                                    LT2[k, f, v] = e
                                     lk = e
                             if lk - own > qn:
                                 qn = lk - own
@@ -888,8 +974,12 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         nl = 0
         first = True
         for j in range(R):
-            n01 = _apply_bucket(jpos, ev_code, j, K, correct, em, ew, xw, any_valid, True, sc,
-                                sd, cnt, dirty, tot, tsc, tsd, kver, kdone_b)
+            # (Most buckets of a small node are empty: no call for those.)
+            n01 = 0
+            if jpos[j] > (0 if j == 0 else jpos[j - 1]):
+                n01 = _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw,
+                                    any_valid, True, sc, sd, cnt, dirty, tot, tsc, tsd, kver,
+                                    kdone_b)
             if n01 > 0:
                 first = True          # a new stretch
             if keep[j] == 0:
@@ -911,8 +1001,13 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             od = oD[j]
             # A hypothesis's interval starting at axis[j] ends at its first rise inside the
             # cell (the rises of bucket j + 1): per (label, feature, bin) minima.
-            _rise_minima(jpos, ev_code, j + 1, K, correct, y, scores, xw, hmin, tmin, False,
-                         False)
+            rises_next = jpos[j + 1] > jpos[j]
+            if rises_next:
+                _rise_minima(jpos, ev_code, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin,
+                             False, False)
+            else:
+                for k in range(K):
+                    tmin[k] = INF
             per_bin = False
             hi = min(hi, oH[j])
             if sweep == 0:
@@ -925,8 +1020,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                         if cut_on and hk < cell_end:
                             # Cut short: the kinks of the cell's left half are still flat.
                             if not half_in:
-                                _half_bucket(jpos, ev_code, j, K, hflag, em, ew, xw, hc, hd,
-                                             thc, thd, hcnt, True)
+                                _half_bucket(jpos, ev_code, j, K, hflag, ev_i, ev_a, ev_b, xw,
+                                             hc, hd, thc, thd, hcnt, True)
                                 half_in = True
                             xcut = cell_loss(oA + tsa[k], oc + tsc[k] + ohc + thc[k],
                                              max(od + tsd[k] - ohd - thd[k], 0.0), lo, hk,
@@ -948,7 +1043,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 pos_id += 1
                 if first:
                     n_first += 1
-                    _count_rows(u, cnt, pe, rc, dirty, tot, sweep, L1, L2, Q)
+                    _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q)
                     # The first visited position of a stretch: list the candidates with
                     # e <= L (after this position each has L = e, so Q can be renewed now).
                     nl = 0
@@ -1019,11 +1114,11 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 # logarithms. "Clearly": A < D e^(2 lo_in) (1 - 1e-9) gives a* < lo_in (the
                 # 1e-9 dwarfs the rounding of the logs and of the products), A > D
                 # e^(2 hi_in) (1 + 1e-9) gives a* > hi_in.
-                if nl > 0:
+                if nl > 0 and rises_next:
                     per_bin = True
-                    _rise_minima(jpos, ev_code, j + 1, K, correct, y, scores, xw, hmin, tmin,
+                    _rise_minima(jpos, ev_code, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin,
                                  False, True)
-                fast = hi < INF
+                fast = hi < INF and nl > 0
                 if fast:
                     wd = hi - lo
                     lo_in = lo + INTERVAL_INSET * wd
@@ -1052,12 +1147,10 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                         xk = X2[f, v, k]
                         xkc = X2c[f, v, k]
                     if rowver[a, f] != kver[a]:
-                        _apply_kinks(a, f, ev_code, K, em, ew, xw, sc, sd, klist, kstart, kdone,
-                                     kcur)
+                        _apply_kinks(a, f, xw, sc, sd, kl_i, kl_m, kl_w, kstart, kdone, kcur)
                         _loss_row(sa, sc, sd, a, f, nt, pa, pc, pd, rowver, kver)
                     if rowver[k, f] != kver[k]:
-                        _apply_kinks(k, f, ev_code, K, em, ew, xw, sc, sd, klist, kstart, kdone,
-                                     kcur)
+                        _apply_kinks(k, f, xw, sc, sd, kl_i, kl_m, kl_w, kstart, kdone, kcur)
                         _loss_row(sa, sc, sd, k, f, nt, pa, pc, pd, rowver, kver)
                     if sweep == 0:
                         A = oA + tsa[a] - pa[a, f, v] + pa[k, f, v]
@@ -1092,8 +1185,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                         # The candidate is judged in the cell's part left of its first rise:
                         # its kinks are placed by the cell's left end, not its midpoint.
                         if not half_in:
-                            _half_bucket(jpos, ev_code, j, K, hflag, em, ew, xw, hc, hd, thc,
-                                         thd, hcnt, True)
+                            _half_bucket(jpos, ev_code, j, K, hflag, ev_i, ev_a, ev_b, xw, hc,
+                                         hd, thc, thd, hcnt, True)
                             half_in = True
                         hca = 0.0
                         hda = 0.0
@@ -1127,9 +1220,11 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                     if xk != xk or _key_better(e, x, lk, xk):
                         if sweep == 0:
                             L1[f, v, k] = e
+                            LT1[k, f, v] = e
                             X1[f, v, k] = x
                         else:
                             L2[f, v, k] = e
+                            LT2[k, f, v] = e
                             X2[f, v, k] = x
                     if dual:
                         # The cut-aware key's own fold (the same L: a listed candidate has
@@ -1142,11 +1237,11 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                             else:
                                 X2c[f, v, k] = xcut
             if per_bin:
-                _rise_minima(jpos, ev_code, j + 1, K, correct, y, scores, xw, hmin, tmin, True,
+                _rise_minima(jpos, ev_code, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin, True,
                              True)
             if half_in:
-                _half_bucket(jpos, ev_code, j, K, hflag, em, ew, xw, hc, hd, thc, thd, hcnt,
-                             False)
+                _half_bucket(jpos, ev_code, j, K, hflag, ev_i, ev_a, ev_b, xw, hc, hd, thc, thd,
+                             hcnt, False)
         if any_valid and not two_pass:
             for f in range(F):
                 for v in range(u[f] - 1):
@@ -1257,6 +1352,8 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
     n = X.shape[0]
     hon = half[11]
     dstat = half[15]
+    # Each example's record under its vote (``_vote_records``), for the rest of the tree.
+    rec = (lazy[18], lazy[19], lazy[20], lazy[21], lazy[22], lazy[23])
     (s_index, s_vote, s_feature, s_threshold, s_left, s_right, s_label, s_start, s_end,
      s_depth, s_stack, s_count) = snap
     if resume:
@@ -1277,6 +1374,8 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
             node_depth[nd] = s_depth[nd]
         for q in range(top):
             stack[q] = s_stack[q]
+        _vote_records(sample_index, 0, n, y, scores, correct, s_idx, kink_pos, ew, half[0],
+                      vote, rec)
         # Stamps above every one in ``mark`` (only equality with the node's stamp counts).
         stamp = dstat[2]
     else:
@@ -1299,6 +1398,8 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
             hon[0] = 0
         node_label[0] = k0
         write_votes(sample_index, 0, n, k0, vote)
+        _vote_records(sample_index, 0, n, y, scores, correct, s_idx, kink_pos, ew, half[0],
+                      vote, rec)
         stamp = 1
     while top > 0:
         nd, top = pop_node(stack, top)
@@ -1344,6 +1445,8 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
         node_label[rc_] = kr
         write_votes(sample_index, start, mid, kl, vote)
         write_votes(sample_index, mid, end, kr, vote)
+        _vote_records(sample_index, start, end, y, scores, correct, s_idx, kink_pos, ew,
+                      half[0], vote, rec)
     n_nodes_out[0] = n_nodes
     dstat[2] = stamp
 
@@ -1438,7 +1541,10 @@ def _grow_phase1_views(X, y, scores, n_bins, max_depth, R, unit, sample_index, p
             borrowed(snap[8]), borrowed(snap[9]), borrowed(snap[10]), borrowed(snap[11]))
     lazy = (borrowed(lazy[0]), borrowed(lazy[1]), borrowed(lazy[2]), borrowed(lazy[3]),
             borrowed(lazy[4]), borrowed(lazy[5]), borrowed(lazy[6]), borrowed(lazy[7]),
-            borrowed(lazy[8]), borrowed(lazy[9]))
+            borrowed(lazy[8]), borrowed(lazy[9]), borrowed(lazy[10]), borrowed(lazy[11]),
+            borrowed(lazy[12]), borrowed(lazy[13]), borrowed(lazy[14]), borrowed(lazy[15]),
+            borrowed(lazy[16]), borrowed(lazy[17]), borrowed(lazy[18]), borrowed(lazy[19]),
+            borrowed(lazy[20]), borrowed(lazy[21]), borrowed(lazy[22]), borrowed(lazy[23]))
     _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
                  feature, threshold, left, right, node_label, node_start, node_end, node_depth,
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
@@ -1459,7 +1565,10 @@ class Phase1Scratch:
         self.shape = (n, F, B, K, max_nodes)
         self.u = np.zeros(F, np.int64)
         self.ub = np.zeros((F, B), np.int32)
-        self.xw = np.zeros((n, F), np.int32)
+        # xw holds indices < B: one byte each when they fit (X is binned to uint8), so a
+        # row is 1/4 of the int32 one in the caches; unsigned, so indexing by it needs no
+        # wraparound test.
+        self.xw = np.zeros((n, F), np.uint8 if B <= 256 else np.uint32)
         self.pe = np.zeros((K, F, B), np.int64)
         self.rc = np.zeros((K, F, B), np.int64)
         self.pa = np.zeros((K, F, B), np.float64)
@@ -1501,11 +1610,19 @@ class Phase1Scratch:
         self.R = 0
         # The node's kinks per label and how far each (label, feature) row of the loss sums
         # has moved them (``_kink_lists``, ``_apply_kinks``); the loss sums before position
-        # 0, kept for the node's second sweep (``_reset_sweep``).
-        self.lazy = (np.zeros(max(n * K, 1), np.int64), np.zeros(K + 1, np.int64),
+        # 0, kept for the node's second sweep (``_reset_sweep``); the node's events' payloads
+        # beside ``ev_code`` (``_node_events``: ev_i, ev_a, ev_b) and the kink lists' (kl_i,
+        # kl_m, kl_w).
+        n_ev = max(n * (2 * K - 1), 1)
+        self.lazy = (np.zeros(max(n * K, 1), np.uint32), np.zeros(K + 1, np.int64),
                      np.zeros(K, np.int64), np.zeros(K, np.int64), np.zeros((K, F), np.int64),
                      np.zeros(0, np.int64), np.zeros((K, F, B)), np.zeros((K, F, B)),
-                     np.zeros(K), np.zeros(K))
+                     np.zeros(K), np.zeros(K), np.zeros(n_ev, np.uint32), np.zeros(n_ev),
+                     np.zeros(n_ev), np.zeros(max(n * K, 1)), np.zeros(max(n * K, 1)),
+                     np.zeros(F * B * K), np.zeros((K, F, B), np.int64),
+                     np.zeros((K, F, B), np.int64), np.zeros(n, np.bool_),
+                     np.zeros(n, np.int32), np.zeros(n), np.zeros(n, np.int32), np.zeros(n),
+                     np.zeros(n, np.bool_))
 
 
 # Status of ``grow_phase1_pair``: the cut-aware tree is the midpoint tree; it goes on from
