@@ -555,7 +555,7 @@ def _min_other(mtab, j, f, t, lab):
     return v
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _min_lines(mtab, f, t, lab_a, lab_b, mode):
     """With n' = 1 a candidate's S(alpha) is its smallest numerator, and the numerators are
     min(m + alpha) over the members voted their own class and min(m, w - alpha) over the
@@ -642,6 +642,15 @@ def _two_line_bound(P0, q0, P1, q1, a, kcap, c):
 @njit(cache=True, nogil=True)
 def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c, hi, S0, Q0,
               double, x_hint, floor, v0, bufs, mins, mtab, fall, whole, a_first=-1.0):
+    """``_cand_max_body`` as a call (the scans' searches)."""
+    return _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c,
+                          hi, S0, Q0, double, x_hint, floor, v0, bufs, mins, mtab, fall, whole,
+                          a_first)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c, hi, S0,
+                   Q0, double, x_hint, floor, v0, bufs, mins, mtab, fall, whole, a_first):
     """Exact maximum of g over [0, hi] for a candidate that rises at 0 (right slope Q0 at
     S(0) = S0): bracket by doubling, then intersect the pieces of S at the bracket's ends
     (as ``line_search.max_bottom_avg_exact``). Returns the maximum — or, as soon as the
@@ -1116,6 +1125,12 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
                 v = _cand_max(cpos, n_pos, X, f, t, la, kk, MODE_POS, scores, y, items, kcap,
                               c, hi, S0, jQ0[kk], 4 * read < L, jS0[kk], ref_v, v0, bufs,
                               mins, mtab, jeps[kk], False, kal[kk])
+            elif mins:
+                # n' = 1: O(1) probes, so a call (every array of the arguments pushed field by
+                # field) was most of the search: inlined here (the same operations).
+                v = _cand_max_body(order_m, L, X, f, t, la, kk, mode, scores, y, items, kcap,
+                                   c, hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs, mins,
+                                   mtab, jeps[kk], False, -1.0)
             elif not pre:
                 v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, items, kcap, c,
                               hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs, mins, mtab,
