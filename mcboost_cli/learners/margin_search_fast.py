@@ -845,7 +845,7 @@ def _fixed_slope0(scores, yi, r, lab_fixed, mi):
     return 0.0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, top_lab,
                     kcap, jQ0, vstrict, vp1, vm1, jD):
     """S(0) and S'(0+) of every label of a candidate family in one pass (at alpha = 0 every
@@ -953,7 +953,7 @@ def _fill_falling(acc, cnt, k, nm, wv, kcap):
     return 1 if cnt[k] == kcap else 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap, acc, cnt):
     """acc[k] = sum of w - 0 over the first kcap members (in margin order) voted a wrong label
     under label k (+inf when fewer exist): S(alpha) <= acc[k] - kcap alpha for every alpha,
