@@ -615,6 +615,54 @@ def test_phase2_candidate_cuts_give_the_same_trees(eps):
                     np.testing.assert_array_equal(a, b)
 
 
+def test_cut2_fenwick_records_equal_scans_of_the_positions():
+    # Cut 2's records (``_fen_*``): after each record, in a random order of the positions,
+    # every position's query must return what a scan of the recorded positions returns — the
+    # largest lb after it, and per label the smallest ub + 1e-9 (1 + |ub|) before it (finite
+    # bounds only) — bit for bit, with ties (integer values), infinite bounds, and tiny T.
+    rng = np.random.default_rng(35)
+    for it in range(60):
+        T = int(rng.integers(1, 40)) if it > 3 else it + 1
+        K = int(rng.integers(1, 5))
+        F = 2
+        f = int(rng.integers(0, F))
+        # Entries outside f's 1..T would change the answers if read.
+        lb_fen = np.full((F, T + 3), 1e300)
+        ub_fen = np.full((F, T + 3, K), -1e300)
+        lb_fen[f, 1:T + 1] = -np.inf
+        ub_fen[f, 1:T + 1] = np.inf
+        integer = it % 2 == 0
+        lb_rec = np.full(T, -np.inf)
+        ub_rec = np.full((T, K), np.inf)
+        for pos in rng.permutation(T):
+            v = float(rng.integers(-3, 3)) if integer else float(rng.normal())
+            ub = rng.integers(-3, 3, K).astype(float) if integer else rng.normal(size=K)
+            ub[rng.random(K) < 0.2] = np.inf
+            if rng.random() < 0.8:                 # some positions record only the bounds
+                msf._fen_max_record(lb_fen, f, pos, T, v)
+                lb_rec[pos] = v
+            msf._fen_min_record(ub_fen, f, pos, T, K, ub)
+            ub_rec[pos] = ub
+            for q in range(T):
+                want = -np.inf
+                for r in range(q + 1, T):
+                    if lb_rec[r] > want:
+                        want = lb_rec[r]
+                assert msf._fen_suffix_max(lb_fen, f, q, T) == want
+                out = np.full(K, np.inf)
+                out[0] = 1.5 if K > 1 else out[0]  # a bound known before the records
+                want_u = out.copy()
+                for r in range(q):
+                    for k in range(K):
+                        u = ub_rec[r, k]
+                        if u < np.inf:
+                            u += 1e-9 * (1.0 + abs(u))
+                            if u < want_u[k]:
+                                want_u[k] = u
+                msf._fen_prefix_min(ub_fen, f, q, K, out)
+                np.testing.assert_array_equal(out, want_u)
+
+
 # ---------------------------------------------------------------------------------------------
 # The estimator
 # ---------------------------------------------------------------------------------------------

@@ -555,7 +555,7 @@ def _min_other(mtab, j, f, t, lab):
     return v
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _min_lines(mtab, f, t, lab_a, lab_b, mode):
     """With n' = 1 a candidate's S(alpha) is its smallest numerator, and the numerators are
     min(m + alpha) over the members voted their own class and min(m, w - alpha) over the
@@ -642,6 +642,15 @@ def _two_line_bound(P0, q0, P1, q1, a, kcap, c):
 @njit(cache=True, nogil=True)
 def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c, hi, S0, Q0,
               double, x_hint, floor, v0, bufs, mins, mtab, fall, whole, a_first=-1.0):
+    """``_cand_max_body`` as a call (the scans' searches)."""
+    return _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c,
+                          hi, S0, Q0, double, x_hint, floor, v0, bufs, mins, mtab, fall, whole,
+                          a_first)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c, hi, S0,
+                   Q0, double, x_hint, floor, v0, bufs, mins, mtab, fall, whole, a_first):
     """Exact maximum of g over [0, hi] for a candidate that rises at 0 (right slope Q0 at
     S(0) = S0): bracket by doubling, then intersect the pieces of S at the bracket's ends
     (as ``line_search.max_bottom_avg_exact``). Returns the maximum — or, as soon as the
@@ -836,7 +845,7 @@ def _fixed_slope0(scores, yi, r, lab_fixed, mi):
     return 0.0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, top_lab,
                     kcap, jQ0, vstrict, vp1, vm1, jD):
     """S(0) and S'(0+) of every label of a candidate family in one pass (at alpha = 0 every
@@ -944,7 +953,7 @@ def _fill_falling(acc, cnt, k, nm, wv, kcap):
     return 1 if cnt[k] == kcap else 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap, acc, cnt):
     """acc[k] = sum of w - 0 over the first kcap members (in margin order) voted a wrong label
     under label k (+inf when fewer exist): S(alpha) <= acc[k] - kcap alpha for every alpha,
@@ -1116,6 +1125,12 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
                 v = _cand_max(cpos, n_pos, X, f, t, la, kk, MODE_POS, scores, y, items, kcap,
                               c, hi, S0, jQ0[kk], 4 * read < L, jS0[kk], ref_v, v0, bufs,
                               mins, mtab, jeps[kk], False, kal[kk])
+            elif mins:
+                # n' = 1: O(1) probes, so a call (every array of the arguments pushed field by
+                # field) was most of the search: inlined here (the same operations).
+                v = _cand_max_body(order_m, L, X, f, t, la, kk, mode, scores, y, items, kcap,
+                                   c, hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs, mins,
+                                   mtab, jeps[kk], False, -1.0)
             elif not pre:
                 v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, items, kcap, c,
                               hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs, mins, mtab,
@@ -1264,6 +1279,65 @@ def _cand_sift_down(ubt, heap, root, end):
         root = child
 
 
+# Cut 2's records per feature (``_best_split_phase2_fast``): each of the feature's T
+# candidates (local positions 0..T-1 in increasing threshold) records once, in the order the
+# candidates are examined, its line-7 maximum lb (read as the largest over the later
+# positions) and its labels' bounds ub (read, plus their slack, as the smallest over the
+# earlier positions). A scan of the positions was O(T) per candidate (waveform's 21 x ~250
+# thresholds: most of the node search with n' = 1); these Fenwick trees answer in
+# O(log T). A maximum or minimum does not depend on the order of its terms, so the same floats
+# (+-0 cannot differ: lb enters only as lb - 1e-9 (1 + |lb|), the bounds as sums with 1e-9).
+# ``lb_fen[f, 1..T]``: positions reversed (p -> T - p); ``ub_fen[f, 1..T, k]``: p -> p + 1,
+# holding u + 1e-9 (1 + |u|) for a finite bound u.
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fen_max_record(lb_fen, f, pos, T, v):
+    """Record lb = v at position pos (it only rises: -inf before)."""
+    j = T - pos
+    while j <= T:
+        if v > lb_fen[f, j]:
+            lb_fen[f, j] = v
+        j += j & -j
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fen_suffix_max(lb_fen, f, pos, T):
+    """The largest lb recorded at positions pos + 1 .. T - 1 (-inf: none)."""
+    v = -INF
+    j = T - 1 - pos
+    while j > 0:
+        if lb_fen[f, j] > v:
+            v = lb_fen[f, j]
+        j &= j - 1
+    return v
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fen_min_record(ub_fen, f, pos, T, K, ub):
+    """Record the bounds ub[:K] at position pos: each finite u as u + 1e-9 (1 + |u|)."""
+    for k in range(K):
+        u = ub[k]
+        if u < INF:
+            u += 1e-9 * (1.0 + abs(u))
+            j = pos + 1
+            while j <= T:
+                if u < ub_fen[f, j, k]:
+                    ub_fen[f, j, k] = u
+                j += j & -j
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fen_prefix_min(ub_fen, f, pos, K, out):
+    """out[k] = min(out[k], the smallest recorded bound of label k at positions 0 .. pos - 1)."""
+    j = pos
+    while j > 0:
+        for k in range(K):
+            if ub_fen[f, j, k] < out[k]:
+                out[k] = ub_fen[f, j, k]
+        j &= j - 1
+
+
 @njit(cache=True, nogil=True)
 def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, margin, top_lab, c,
                             nprime, hi, eps, need_single, grouped, gid, loc, rep, gcnt, gmargin,
@@ -1370,13 +1444,14 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     if n_cand == 0:
         return False, -1, -1, 0, 0, k_single
     if cuts & 2:
-        # Read and written at the node's candidates only.
-        for ci in range(n_cand):
-            f = cand_f[ci]
-            t = cand_t[ci]
-            lb_left[f, t] = -INF
-            for k in range(K):
-                ub_left[f, t, k] = INF
+        # Cut 2's records as Fenwick trees over each feature's candidates (``_fen_*``):
+        # lb_left[f, 1..T] and ub_left[f, 1..T, :] (T = the feature's candidates), emptied.
+        for f in range(F):
+            T = cand_hi[f] - cand_lo[f]
+            for j in range(1, T + 1):
+                lb_left[f, j] = -INF
+                for k in range(K):
+                    ub_left[f, j, k] = INF
     # g_S(0) and the slopes at 0+ of the bottom set's strict part (margins < v0), per label,
     # feature and bin: they bound every split candidate of this node.
     seen = 0
@@ -1561,24 +1636,18 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
         same_k = nl >= nprime
         if cuts & 2 and same_k:
             # (Over the feature's other candidates: lb_left and ub_left are only set there.)
-            lb = -INF
-            for cj in range(ci + 1, cand_hi[f]):
-                t2 = cand_t[cj]
-                if lb_left[f, t2] > lb:
-                    lb = lb_left[f, t2]
+            # The largest lb over the feature's later candidates and, per label, the
+            # smallest ub (+ its slack) over its earlier ones: only candidates with n' left
+            # members record them, the others stay -inf / +inf (``_fen_*``: the same maximum
+            # and minima as a scan of those candidates, in O(K log T) instead of O(K T)).
+            T = cand_hi[f] - cand_lo[f]
+            pos = ci - cand_lo[f]
+            lb = _fen_suffix_max(lb_left, f, pos, T)
             if lb > -INF:
                 # Rounding slack: the maxima are computed sums; 1e-9 relative is far above
                 # their rounding, and keeps every label that can reach or tie the winner.
                 fl_left = lb - 1e-9 * (1.0 + abs(lb))
-            for cj in range(cand_lo[f], ci):
-                if cand_nl[cj] >= nprime:
-                    t2 = cand_t[cj]
-                    for k in range(K):
-                        u = ub_left[f, t2, k]
-                        if u < INF:
-                            u += 1e-9 * (1.0 + abs(u))
-                            if u < lub[k]:
-                                lub[k] = u
+            _fen_prefix_min(ub_left, f, pos, K, lub)
             if cuts & 1 and found:
                 # The split's maximum is at most S_left's best label's, at most max_k lub[k].
                 mx = -INF
@@ -1604,8 +1673,7 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
             # Every label's maximum (or the bound that stopped its search) is below the best
             # split; vl is then not an exact maximum, so cut 2 records only the bounds.
             if cuts & 2:
-                for k in range(K):
-                    ub_left[f, t, k] = lub[k]
+                _fen_min_record(ub_left, f, ci - cand_lo[f], cand_hi[f] - cand_lo[f], K, lub)
             continue
         if kl < 0:
             # Not reached (the winner's maximum is above fl_left); kept for safety.
@@ -1615,9 +1683,8 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
                                     items, top_lab, kL, c, hi, eps, -INF, K, bufs, jS0, jQ0,
                                     jval, jeps, jdone, jD, mins, mtab, lub, walk, kL == nl)
         if cuts & 2 and same_k:
-            lb_left[f, t] = vl
-            for k in range(K):
-                ub_left[f, t, k] = lub[k]
+            _fen_max_record(lb_left, f, ci - cand_lo[f], cand_hi[f] - cand_lo[f], vl)
+            _fen_min_record(ub_left, f, ci - cand_lo[f], cand_hi[f] - cand_lo[f], K, lub)
         # Line 9: S_right's label, S_left's fixed; only labels that can reach the best split.
         floor = best_v if found else -INF
         if cuts & 1 and found and same_k:
