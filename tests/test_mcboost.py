@@ -461,3 +461,30 @@ def test_separable_data_ends_the_fits_with_perfect_training_predictions():
     assert "floor" in cd.stop_reason_ and cd.n_rounds_ < 50
     ova = OneVsAllAdaBoost(n_rounds=30).fit(X, y)
     np.testing.assert_array_equal(ova.predict(X), y)
+
+
+def test_apply_step_keeps_zero_costs_zero_when_a_massless_factor_overflows():
+    # An unbounded or perfect-learner step makes exp(alpha u) = inf for exponents without
+    # mass. A cost that underflowed to 0 earlier and has such an exponent must stay 0 (not
+    # 0 * inf = NaN), and every positive cost must be multiplied by its factor exactly.
+    K = 3
+    idx = np.zeros((1, K, K), np.int64)
+    idx[0] = [[0, 1, 2], [2, 0, 1], [1, 2, 0]]      # u index of (value 0, class y, term k)
+    U = np.array([0.0, -1.0, 1.0])
+    alpha = 800.0                                    # exp(800) overflows
+    with np.errstate(over="ignore"):
+        factor = np.exp(U * alpha)
+    assert np.isinf(factor[2])
+    c = np.array([[1.0, 0.5, 0.0],                   # class 0: term 2 (u = +1) is 0
+                  [0.0, 1.0, 0.25]])                 # class 1: term 0 (u = +1) is 0
+    y = np.array([0, 1])
+    sample_v = np.zeros(2, np.int64)
+    # Masses: u = -1 carries 0.5 + 0.25; u = +1 none (its costs are 0).
+    A = np.array([0.0, 0.75, 0.0])
+    expected = c.copy()
+    expected[0, 1] *= factor[1]
+    expected[1, 2] *= factor[1]
+    pe.apply_step(sample_v, y, idx, factor, A, np.ones(1, np.bool_),
+                  np.empty((1, K, K)), c)
+    assert np.all(np.isfinite(c))
+    np.testing.assert_array_equal(c, expected)

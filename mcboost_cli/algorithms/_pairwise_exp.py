@@ -173,12 +173,18 @@ def exponent_mass(left, n_nodes, node_start, node_end, sample_index, leaf_v, y, 
 
 
 @njit(cache=True, nogil=True)
-def apply_step(sample_v, y, idx, factor, used, mult, c):
+def apply_step(sample_v, y, idx, factor, A, used, mult, c):
     """c_ik *= exp(alpha u[v_i, y_i, k]) (eq. (*) after a step), with factor[u] = exp(alpha U[u]).
 
     The factors of every (used value, class) row are laid out first, mult[v, y, k] =
     factor[idx[v, y, k]], so the pass over c multiplies contiguous rows. The diagonal has
     u = 0, factor exactly 1, so c_ii stays exactly 1.
+
+    An exponent without mass (A[u] = 0) gets factor 1: no positive c_ik has it (its c_ik
+    would be mass), so its factor can only meet costs that are exactly 0, and after an
+    unbounded or perfect-learner step it may be exp(+large) = inf, where 0 * inf would be NaN;
+    0 * 1 keeps them 0, the limit of the exact arithmetic. Every positive cost is multiplied
+    by exactly the factor it was before.
     SCRATCH: mult (V, K, K).
     """
     K = c.shape[1]
@@ -186,7 +192,8 @@ def apply_step(sample_v, y, idx, factor, used, mult, c):
         if used[v]:
             for yy in range(K):
                 for k in range(K):
-                    mult[v, yy, k] = factor[idx[v, yy, k]]
+                    u = idx[v, yy, k]
+                    mult[v, yy, k] = factor[u] if A[u] > 0.0 else 1.0
     for i in range(c.shape[0]):
         row = mult[sample_v[i], y[i]]
         for k in range(K):
@@ -392,9 +399,14 @@ class PairwiseExpBoosting(BaseBoosting):
     def _take_step(self, alpha, m, y):
         """Multiply c by exp(alpha u) and append the tree with its leaf votes."""
         np.multiply(self._U, alpha, out=self._factor)
-        np.exp(self._factor, out=self._factor)
+        # A step that is unbounded (STEP_UNBOUNDED) or a perfect learner's (AdaBoost.MM's
+        # edge 1) is long enough that exp(alpha u) overflows for the exponents that carry no
+        # mass, which is why the step is unbounded; apply_step gives those factor 1.
+        with np.errstate(over="ignore"):
+            np.exp(self._factor, out=self._factor)
         # acc is free after _collect: reuse it for the factor rows.
-        apply_step(self._sample_v, y, self._idx, self._factor, self._used, self._acc, self._c)
+        apply_step(self._sample_v, y, self._idx, self._factor, self._A, self._used, self._acc,
+                   self._c)
         if self._vote == LABEL_VOTE:
             self.forest_.append(self._ws, m, leaf_label=self._leaf_v, alpha=alpha)
         else:
