@@ -59,7 +59,22 @@ def test_partial_store_is_marked_and_missing_cells_dashed():
     s = summary[summary["algorithm"] == "S"].iloc[0]
     assert s["n"] == 2 and not s["complete"]
     text = render_terminal(cfg, summary)
-    assert "5.00 (0.00)†" in text and "–" in text and "car/S at noise 0: 2 of 3" in text
+    # Fold 1 has only grid point 0: the footnote says so, not just the fold count.
+    assert "5.00 (0.00)†" in text and "–" in text
+    assert "car/S at noise 0: 2 of 3 folds, 1 of them on part of the grid" in text
+
+
+def test_a_cell_with_every_fold_but_part_of_a_grid_says_which():
+    # Every fold done, but folds 1 and 2 lack grid point 2 (not run, or failed): the cell is
+    # partial though its fold count is full, and the footnote names the reason.
+    valid = {(f, 0, g): 0.1 for f in range(3) for g in range(3) if f == 0 or g < 2}
+    test = dict.fromkeys(valid, 0.05)
+    cfg, planned, results = _setup(valid, test)
+    summary = summarize(cfg, planned, results)
+    s = summary[summary["algorithm"] == "S"].iloc[0]
+    assert s["n"] == 3 and not s["complete"] and s["n_partial_grid"] == 2
+    text = render_terminal(cfg, summary)
+    assert "car/S at noise 0: 3 of 3 folds, 2 of them on part of the grid" in text
 
 
 def test_no_fit_cells_are_reported_not_averaged():

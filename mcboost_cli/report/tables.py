@@ -125,6 +125,8 @@ def _summary_row(table_id, ds, rate, label, part, n_planned) -> dict:
         "std": float(np.std(errs, ddof=1)) if len(errs) > 1 else np.nan,
         "n": n, "n_no_fit": n_no_fit, "n_planned": n_planned,
         "complete": bool(n == n_planned and part["complete_grid"].all()) if n else False,
+        # Folds whose selection saw only part of the grid (a grid point not run or failed).
+        "n_partial_grid": int((~part["complete_grid"].astype(bool)).sum()) if n else 0,
         "mean_selected_round": float(part["selected_round"].mean()) if n else np.nan,
         "mean_cpu_seconds": _mean_of(part, "cpu_seconds"),
         "mean_rounds_run": _mean_of(part, "rounds_run"),
@@ -232,12 +234,22 @@ def _where(r) -> str:
     return f"{table}{r.dataset}/{r.algorithm} at noise {r.noise_rate:g}"
 
 
+def _partial_text(r) -> str:
+    """Why a cell is partial: "3 of 5 folds", and "2 of them on part of the grid" when a
+    fold's selection lacked grid points (not yet run, or failed)."""
+    text = f"{r.n} of {r.n_planned} folds"
+    k = int(getattr(r, "n_partial_grid", 0) or 0)
+    if k:
+        text += ", on part of the grid" if k == r.n else f", {k} of them on part of the grid"
+    return text
+
+
 def _footnote(summary) -> str:
     notes = []
     partial = summary[(summary["n"] > 0) & (~summary["complete"])]
     if not partial.empty:
         notes.append("† partial (folds done of planned, or a grid not fully run): " + "; ".join(
-            f"{_where(r)}: {r.n} of {r.n_planned}" for r in partial.itertuples()))
+            f"{_where(r)}: {_partial_text(r)}" for r in partial.itertuples()))
     nofit = summary[summary["n_no_fit"] > 0]
     if not nofit.empty:
         notes.append("no fit: no weak learner was accepted (e.g. AdaBoost.M1 stops when its "
