@@ -625,9 +625,11 @@ def _mark_datasets_without_results(config, planned, store, out_dir: Path):
     absent = tuple(d for d in config.datasets if d not in have)
     if not absent:
         return config
-    return replace(config, not_run=tuple(config.not_run) + absent, notes=config.notes + tuple(
-        f"Not run: {d} (no result of it in the store or {out_dir / 'cells.csv'})"
-        for d in absent))
+    # One line for all of them (a partial run may lack most datasets of a config).
+    them = "it" if len(absent) == 1 else "them"
+    return replace(config, not_run=tuple(config.not_run) + absent, notes=config.notes + (
+        f"Not run: {', '.join(absent)} (no result of {them} in the store or "
+        f"{out_dir / 'cells.csv'})",))
 
 
 @contextlib.contextmanager
