@@ -964,9 +964,8 @@ def test_prepare_round_positions_equal_searchsorted():
 def test_node_events_buckets_and_label_lists_equal_naive():
     # _node_events sorts S's events into three buckets per axis position (kinks, wrong
     # examples turning right, correct ones turning wrong), each in S's order (the order every
-    # float sum of the sweeps sees); _kink_lists and _event01_lists regroup them per label in
-    # the sweeps' order. Against a stable sort of the events as generated, and per-label
-    # filters of it.
+    # float sum of the sweeps sees); _kink_lists regroups the kinks per label in the sweeps'
+    # order. Against a stable sort of the events as generated, and per-label filters of it.
     rng = np.random.default_rng(13)
     for it in range(30):
         X, n_bins, scores, y, c, K = random_node_problem(rng, it % 2 == 0,
@@ -1003,19 +1002,13 @@ def test_node_events_buckets_and_label_lists_equal_naive():
         counts = np.bincount([e[0] for e in want], minlength=3 * R + 3)
         np.testing.assert_array_equal(s.jpos[:3 * R + 3], np.cumsum(counts))
         kl_i, kstart, kfill = lz[0], lz[1], lz[2]
-        c01_i, c01_d, c01_start = lz[24], lz[25], lz[26]
         p1._kink_lists(s.jpos, ws.ev_code, R, K, ev_i, ev_a, ev_b, kl_i, lz[13], lz[14],
                        kstart, kfill)
-        p1._event01_lists(s.jpos, ws.ev_code, R, K, ev_i, c01_i, c01_d, c01_start, kfill)
         live = [e for e in want if e[0] < 3 * R]          # the sweeps pass positions < R
         for k in range(K):
             kinks = [e[2] for e in live if e[1] % 2 == 1 and (e[1] // 2) % K == k]
             assert kl_i[kstart[k]:kstart[k + 1]].tolist() == kinks
-            ev01 = [(e[2], 1 if e[0] % 3 == 2 else -1) for e in live
-                    if e[1] % 2 == 0 and (e[1] // 2) % K == k]
-            got = list(zip(c01_i[c01_start[k]:c01_start[k + 1]].tolist(),
-                           c01_d[c01_start[k]:c01_start[k + 1]].tolist()))
-            assert got == ev01
+            assert lz[13][kstart[k]:kstart[k + 1]].tolist() == [ws.em[i] for i in kinks]
 
 
 def _tree_of(ws, m):

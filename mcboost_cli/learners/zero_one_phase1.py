@@ -547,7 +547,7 @@ def _node_bins(X, sample_index, start, end, n_bins, want_split, nbin, u, ub, xw)
 
 @njit(cache=True, nogil=True)
 def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sums, sa, sc, sd,
-                 cnt, pe, rc, cver, tot, tsa, tsc, tsd, hmin, kver, saved, restore):
+                 cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver, saved, restore):
     """The sweep state before position 0: every wrong example counted as an error under every
     label, every loss term before its kink. Per (label, feature, non-empty bin): the error
     counts cnt and (with ``sums``) the loss sums sa, sc, sd (summed in S's order, as every
@@ -563,6 +563,7 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
     K, F, _ = sa.shape
     for k in range(K):
         tot[k] = 0
+        dirty[k] = False
         for f in range(F):
             for w in range(u[f]):
                 cnt[k, f, w] = 0
@@ -656,37 +657,38 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _count_row(k, f, u, crow):
-    """Bring label k's error prefixes over feature f's thresholds up to date: pe (bins <=
-    each threshold) and rc (the rest), if the label had 0-1 events since the row was made
-    (erow[k, f] != cver[k]). Rows are made when a scan reads them (``best_split_phase1``),
-    not every stale label's at every stretch; and so are the per-bin counts of the row: the
-    label's 0-1 events passed so far (cver[k], ``_apply_bucket``) but not yet counted in
-    feature f's bins (from erow[k, f]) are counted now, from the label's list
-    (``_event01_lists``). Integer counts: the same whatever the order. crow = (cnt, pe,
-    rc, tot, cver, erow, xw, c01_i, c01_d, cstart)."""
-    cnt, pe, rc, tot, cver, erow, xw, c01_i, c01_d, cstart = crow
-    if erow[k, f] == cver[k]:
-        return
-    base = cstart[k]
-    for x in range(base + erow[k, f], base + cver[k]):
-        cnt[k, f, xw[c01_i[x], f]] += c01_d[x]
-    erow[k, f] = cver[k]
-    tk = tot[k]
-    c = 0
-    for v in range(u[f] - 1):
-        c += cnt[k, f, v]
-        pe[k, f, v] = c
-        rc[k, f, v] = tk - c
+def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q):
+    """Bring the error prefixes of the labels with 0-1 events since their last update (dirty)
+    up to date; the filter bound Q (``best_split_phase1``) is raised by the labels' new slacks
+    L - own (own: pe on line 7, rc on line 9), so it stays >= max_k (L - own_k). LT1, LT2
+    are L1, L2 laid out (label, feature, threshold), kept equal to them by every write, so
+    that a label's row is read in sequence here."""
+    K, F, _ = cnt.shape
+    for k in range(K):
+        if not dirty[k]:
+            continue
+        dirty[k] = False
+        tk = tot[k]
+        for f in range(F):
+            c = 0
+            for v in range(u[f] - 1):
+                c += cnt[k, f, v]
+                pe[k, f, v] = c
+                rc[k, f, v] = tk - c
+                if sweep == 0:
+                    sl = LT1[k, f, v] - c
+                else:
+                    sl = LT2[k, f, v] - (tk - c)
+                if sl > Q[f, v]:
+                    Q[f, v] = sl
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid, kinks, sc,
-                  sd, cnt, cver, tot, tsc, tsd, kver, kdone):
+                  sd, cnt, dirty, tot, tsc, tsd, kver, kdone):
     """Apply the events of axis position j (the kinks only with ``kinks``); returns the number
-    of 0-1 events. A 0-1 event of label k moves k's error count in i's bins and makes k's
-    error prefixes stale (cver[k], ``_count_row``). A kink moves the label's totals; its
-    per-bin sums are
+    of 0-1 events. A 0-1 event of label k moves k's error count in i's bins and marks k's
+    prefixes dirty (``_count_rows``). A kink moves the label's totals; its per-bin sums are
     moved here only without ``kdone`` (an empty array); with it, the kink is counted
     (kdone[k]) and moved when a row of those sums is read (``_apply_kinks``). Without a
     valid split (``any_valid``) no per-bin sum is read, and none is moved.
@@ -725,7 +727,9 @@ def _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid,
             tot[k] += d
             if not any_valid:
                 continue
-            cver[k] += 1             # counted in a row's bins when read (_count_row)
+            dirty[k] = True
+            for f in range(F):
+                cnt[k, f, xw[i, f]] += d
         b = e
     return jpos[3 * j + KIND_RISE] - jpos[3 * j + KIND_KINK]
 
@@ -754,35 +758,6 @@ def _kink_lists(jpos, ev_code, R, K, ev_i, ev_a, ev_b, kl_i, kl_m, kl_w, kstart,
             kl_m[p] = ev_a[q]
             kl_w[p] = ev_b[q]
             fill[k] = p + 1
-
-
-@njit(cache=True, nogil=True)
-def _event01_lists(jpos, ev_code, R, K, ev_i, c01_i, c01_d, cstart, fill):
-    """The node's 0-1 events per label in the order the sweep passes them (axis position;
-    at a position its turn-right events, then its rises, as ``_apply_bucket``): label k's
-    are entries cstart[k]:cstart[k + 1] of c01_i (the example) and c01_d (-1 turning right,
-    +1 turning wrong), counted into a row of bins when the row is read (``_count_row``)."""
-    for k in range(K + 1):
-        cstart[k] = 0
-    for j in range(R):
-        for q in range(jpos[3 * j + KIND_KINK], jpos[3 * j + KIND_RISE]):
-            cstart[(ev_code[q] >> 1) - np.int64(ev_i[q]) * K + 1] += 1
-    for k in range(K):
-        cstart[k + 1] += cstart[k]
-    for k in range(K):
-        fill[k] = cstart[k]
-    for j in range(R):
-        b = jpos[3 * j + KIND_KINK]
-        for kind in range(KIND_RIGHT, KIND_RISE + 1):
-            d = 1 if kind == KIND_RISE else -1
-            e = jpos[3 * j + kind]
-            for q in range(b, e):
-                k = (ev_code[q] >> 1) - np.int64(ev_i[q]) * K
-                p = fill[k]
-                c01_i[p] = ev_i[q]
-                c01_d[p] = d
-                fill[k] = p + 1
-            b = e
 
 
 @njit(cache=True, nogil=True)
@@ -871,7 +846,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                       want_split, correct, rank, s_idx, R, axis, em, kink_pos, ew, unit, mark,
                       stamp, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa,
                       tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc,
-                      pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, cver, vcnt, mstat,
+                      pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat,
                       half, lazy):
     """Best split of node S (Alg. 1.2 lines 4-13) under the global key (module docstring).
 
@@ -890,15 +865,12 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
       and at the others exactly the listed ones have e = L;
     * e = m + rest(f, v) + own_k(f, v), with m the rest of the tree, rest(f, v) the part
       shared by the labels (line 7: S_right keeping S's label; line 9: S_left keeping k_left)
-      and own_k the label's part; Q[f, v] = max_k (L[f, v, k] - own_k(f, v)) is recorded
-      whenever (f, v) is examined, with rest(f, v) (QB) and the number of turn-right events
-      so far (QT). Only a wrong example turning right lowers an own_k or rest(f, v) (by one),
-      and L only falls, so after dlt more such events Q + dlt and QB - dlt bound them; a
-      (f, v) with m + QB - dlt > Q + dlt, or (rest(f, v) read) m + rest(f, v) > Q + dlt, has
-      no candidate with e <= L and is skipped;
-    * error counts are kept per bin and a (label, feature) row of threshold prefixes is
-      recomputed when a scan reads it after that label's 0-1 events (``_count_row``); loss
-      prefix sums are memoised per (label, feature) until that label's sums change;
+      and own_k the label's part; Q[f, v] >= max_k (L[f, v, k] - own_k(f, v)) is kept (raised
+      when an own_k falls, recomputed exactly whenever (f, v) is examined), so a (f, v) with
+      m + rest(f, v) > Q[f, v] has no candidate with e <= L and is skipped;
+    * error counts are kept per bin and a label's threshold prefixes recomputed once per
+      stretch when it had 0-1 events; loss prefix sums are memoised per (label, feature)
+      until that label's sums change;
     * pass A (errors only) finds every candidate's smallest error L first, so pass B computes
       cell losses only at positions with e = L (the fold restarts at the first such position,
       as the running fold's unconditional replacement does); without pass A, pass B folds at
@@ -928,12 +900,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             for f in range(F):
                 hrow[k, f] = -1
     (kl_i, kstart, kfill, kdone, kcur, kempty, sa0, sc0, tsa0, tsc0, ev_i, ev_a, ev_b, kl_m,
-     kl_w, tcf, erow, qb, _, _, _, _, _, _, c01_i, c01_d, c01_start) = lazy
-    # The filter's bounds (below): QB, the shared part of a threshold's error (rest(f, v))
-    # when last read, and QT, the count of turn-right events then.
-    QB = qb[0]
-    QT = qb[1]
-    crow = (cnt, pe, rc, tot, cver, erow, xw, c01_i, c01_d, c01_start)
+     kl_w, tcf, LT1, LT2, _, _, _, _, _, _) = lazy
     if dstat[3] == 1:
         # The root's split search right after its label search (``_grow_phase1``): the same
         # S in the same order and the same round data, so the same bins and events as that
@@ -956,7 +923,6 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
     saved = (sa0, sc0, tsa0, tsc0, tcf)
     if any_valid:
         _kink_lists(jpos, ev_code, R, K, ev_i, ev_a, ev_b, kl_i, kl_m, kl_w, kstart, kfill)
-        _event01_lists(jpos, ev_code, R, K, ev_i, c01_i, c01_d, c01_start, kfill)
         kdone_b = kdone
     else:
         kdone_b = kempty
@@ -969,6 +935,11 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 for k in range(K):
                     L1[f, v, k] = _BIG
                     L2[f, v, k] = _BIG
+        for k in range(K):
+            for f in range(F):
+                for v in range(u[f] - 1):
+                    LT1[k, f, v] = _BIG
+                    LT2[k, f, v] = _BIG
     for k in range(K):
         for f in range(F):
             hstamp[k, f] = -1
@@ -1003,52 +974,33 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         if any_valid and two_pass:
             # Pass A: every candidate's smallest error over the axis (L), on the errors alone.
             _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, False, sa,
-                         sc, sd, cnt, pe, rc, cver, tot, tsa, tsc, tsd, hmin, kver, saved,
+                         sc, sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver, saved,
                          False)
-            for k in range(K):
-                cver[k] = 0
-                for f in range(F):
-                    erow[k, f] = 0
             for f in range(F):
                 for v in range(u[f] - 1):
                     Q[f, v] = _BIG
-                    QB[f, v] = 0
-                    QT[f, v] = 0
-            n_tr = 0
             first = True
             for j in range(R):
                 n01 = 0
                 if jpos[3 * j + KIND_RISE] > (0 if j == 0 else jpos[3 * j - 1]):
                     n01 = _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw,
-                                        any_valid, False, sc, sd, cnt, cver, tot, tsc, tsd,
+                                        any_valid, False, sc, sd, cnt, dirty, tot, tsc, tsd,
                                         kver, kempty)
-                    n_tr += jpos[3 * j + KIND_RIGHT] - jpos[3 * j + KIND_KINK]
                 if n01 > 0:
                     first = True
                 if keep[j] == 0 or not first:
                     continue
                 first = False
                 oe = oE[j]
+                _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q)
                 for f in range(F):
                     for v in range(u[f] - 1):
-                        # The filter on bounds first (see pass B): no label lowers its error.
-                        dlt = n_tr - QT[f, v]
-                        if oe + QB[f, v] - 2 * dlt >= Q[f, v]:
-                            continue
                         if sweep == 0:
-                            _count_row(r, f, u, crow)
-                            b = rc[r, f, v]
+                            base = oe + rc[r, f, v]
                         else:
-                            kl = np.int64(kleft[f, v])
-                            _count_row(kl, f, u, crow)
-                            b = pe[kl, f, v]
-                        QB[f, v] = b
-                        base = oe + b
-                        if base >= Q[f, v] + dlt:
+                            base = oe + pe[kleft[f, v], f, v]
+                        if base >= Q[f, v]:
                             continue      # no label lowers its error here
-                        for k in range(K):
-                            _count_row(k, f, u, crow)
-                        QT[f, v] = n_tr
                         qn = -_BIG
                         for k in range(K):
                             own = pe[k, f, v] if sweep == 0 else rc[k, f, v]
@@ -1059,6 +1011,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                                     v_run += 1
                                 if e < lk:
                                     L1[f, v, k] = e
+                                    LT1[k, f, v] = e
                                     lk = e
                             else:
                                 lk = L2[f, v, k]
@@ -1066,6 +1019,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                                     v_run += 1
                                 if e < lk:
                                     L2[f, v, k] = e
+                                    LT2[k, f, v] = e
                                     lk = e
                             if lk - own > qn:
                                 qn = lk - own
@@ -1084,12 +1038,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         # single labels.
         # (The second sweep's sums are the first's: copied, not summed again.)
         _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, True, sa, sc,
-                     sd, cnt, pe, rc, cver, tot, tsa, tsc, tsd, hmin, kver, saved, sweep > 0)
-        if any_valid:
-            for k in range(K):
-                cver[k] = 0
-                for f in range(F):
-                    erow[k, f] = 0
+                     sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver, saved, sweep > 0)
         if any_valid:
             for k in range(K):
                 kdone[k] = 0
@@ -1098,9 +1047,6 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         for f in range(F):
             for v in range(u[f] - 1):
                 Q[f, v] = _BIG
-                QB[f, v] = 0
-                QT[f, v] = 0
-        n_tr = 0
         nl = 0
         first = True
         for j in range(R):
@@ -1108,9 +1054,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             n01 = 0
             if jpos[3 * j + KIND_RISE] > (0 if j == 0 else jpos[3 * j - 1]):
                 n01 = _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw,
-                                    any_valid, True, sc, sd, cnt, cver, tot, tsc, tsd, kver,
+                                    any_valid, True, sc, sd, cnt, dirty, tot, tsc, tsd, kver,
                                     kdone_b)
-                n_tr += jpos[3 * j + KIND_RIGHT] - jpos[3 * j + KIND_KINK]
             if n01 > 0:
                 first = True          # a new stretch
             if keep[j] == 0:
@@ -1175,36 +1120,17 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 pos_id += 1
                 if first:
                     n_first += 1
+                    _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q)
                     # The first visited position of a stretch: list the candidates with
                     # e <= L (after this position each has L = e, so Q can be renewed now).
-                    # The filter on bounds: Q[f, v] was max_k (L - own_k) when (f, v) was
-                    # last examined, n_tr turn-right events ago at most (QT): only those
-                    # lower an own_k (by one each), L only falls, so Q + dlt bounds it now;
-                    # the shared part rest(f, v) (rc[r] on line 7, pe[k_left] on line 9)
-                    # falls only with them too, so QB - dlt bounds it from below. Rows of
-                    # error prefixes are brought up to date only where a bound fails
-                    # (``_count_row``).
                     nl = 0
                     for f in range(F):
                         for v in range(u[f] - 1):
-                            dlt = n_tr - QT[f, v]
-                            if oe + QB[f, v] - 2 * dlt > Q[f, v]:
-                                continue
-                            if sweep == 0:
-                                _count_row(r, f, u, crow)
-                                QB[f, v] = rc[r, f, v]
-                            else:
-                                kl = np.int64(kleft[f, v])
-                                _count_row(kl, f, u, crow)
-                                QB[f, v] = pe[kl, f, v]
-                            if oe + QB[f, v] > Q[f, v] + dlt:
-                                continue
-                            for k in range(K):
-                                _count_row(k, f, u, crow)
-                            QT[f, v] = n_tr
                             if sweep == 0:
                                 # Line 7: "k on S_left"; S_right keeps S's label r.
                                 base = oe + rc[r, f, v]
+                                if base > Q[f, v]:
+                                    continue
                                 qn = -_BIG
                                 for k in range(K):
                                     own = pe[k, f, v]
@@ -1231,6 +1157,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                             else:
                                 # Line 9: "k_left on S_left, k on S_right".
                                 base = oe + pe[kleft[f, v], f, v]
+                                if base > Q[f, v]:
+                                    continue
                                 qn = -_BIG
                                 for k in range(K):
                                     own = rc[k, f, v]
@@ -1369,9 +1297,11 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                     if xk != xk or _key_better(e, x, lk, xk):
                         if sweep == 0:
                             L1[f, v, k] = e
+                            LT1[k, f, v] = e
                             X1[f, v, k] = x
                         else:
                             L2[f, v, k] = e
+                            LT2[k, f, v] = e
                             X2[f, v, k] = x
                     if dual:
                         # The cut-aware key's own fold (the same L: a listed candidate has
@@ -1515,7 +1445,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
                  oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd,
                  nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph,
-                 sh, hmin, rowver, hstamp, kver, Q, lst, cnt, cver, vcnt, mstat, half, snap,
+                 sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat, half, snap,
                  resume, lazy):
     """Grow a tree (``half[11][0]``: the key's kink placement, 2 = both, see
     ``grow_phase1_pair``). With ``resume`` the tree starts from the state ``snap`` holds
@@ -1550,7 +1480,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
             R, axis, em, kink_pos, ew, unit, mark, 0, oE, oC, oD, oH, bE, bC, bD, jpos,
             ev_code, sa, sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin,
             xs, u, ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt,
-            cver, vcnt, mstat, half, lazy)
+            dirty, vcnt, mstat, half, lazy)
         if hon[0] == 2 and dstat[0] == 1:
             # The two placements differ on the root's label: the cut-aware tree is grown
             # from the start.
@@ -1575,7 +1505,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
             correct, rank, s_idx, R, axis, em, kink_pos, ew, unit, mark, stamp, oE, oC, oD, oH,
             bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2,
             kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp,
-            kver, Q, lst, cnt, cver, vcnt, mstat, half, lazy)
+            kver, Q, lst, cnt, dirty, vcnt, mstat, half, lazy)
         stamp += 1
         if hon[0] == 2 and dstat[0] == 1:
             # The cut-aware search of this node might choose otherwise: keep the tree as it
@@ -1610,7 +1540,7 @@ def _grow_phase1_views(X, y, scores, n_bins, max_depth, R, unit, sample_index, p
                        kink_pos, ew, mark, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc,
                        sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u,
                        ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst,
-                       cnt, cver, vcnt, mstat, half, snap, resume, lazy):
+                       cnt, dirty, vcnt, mstat, half, snap, resume, lazy):
     """``_grow_phase1`` on borrowed views of its arrays (``borrowed``): the node search calls
     its helpers at every axis position with tens of arrays, and the runtime's reference
     counting of those arguments is then a null test. The same types and data: the same
@@ -1681,7 +1611,7 @@ def _grow_phase1_views(X, y, scores, n_bins, max_depth, R, unit, sample_index, p
     Q = borrowed(Q)
     lst = borrowed(lst)
     cnt = borrowed(cnt)
-    cver = borrowed(cver)
+    dirty = borrowed(dirty)
     vcnt = borrowed(vcnt)
     mstat = borrowed(mstat)
     half = (borrowed(half[0]), borrowed(half[1]), borrowed(half[2]), borrowed(half[3]),
@@ -1696,14 +1626,13 @@ def _grow_phase1_views(X, y, scores, n_bins, max_depth, R, unit, sample_index, p
             borrowed(lazy[8]), borrowed(lazy[9]), borrowed(lazy[10]), borrowed(lazy[11]),
             borrowed(lazy[12]), borrowed(lazy[13]), borrowed(lazy[14]), borrowed(lazy[15]),
             borrowed(lazy[16]), borrowed(lazy[17]), borrowed(lazy[18]), borrowed(lazy[19]),
-            borrowed(lazy[20]), borrowed(lazy[21]), borrowed(lazy[22]), borrowed(lazy[23]),
-            borrowed(lazy[24]), borrowed(lazy[25]), borrowed(lazy[26]))
+            borrowed(lazy[20]), borrowed(lazy[21]), borrowed(lazy[22]), borrowed(lazy[23]))
     _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
                  feature, threshold, left, right, node_label, node_start, node_end, node_depth,
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
                  oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd,
                  nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd,
-                 ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, cver, vcnt, mstat, half,
+                 ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat, half,
                  snap, resume, lazy)
 
 
@@ -1736,7 +1665,7 @@ class Phase1Scratch:
         self.Q = np.zeros((F, B), np.int64)
         self.lst = np.zeros((max(F * B * K, 1), 4), np.int64)
         self.cnt = np.zeros((K, F, B), np.int64)
-        self.cver = np.zeros(K, np.int64)
+        self.dirty = np.zeros(K, np.bool_)
         self.vcnt = np.zeros((F, B, K), np.int64)
         # [0]: the next node finds the smallest errors first (1.0) or not; [1]: the cost of
         # a candidate's cell loss in threshold scans (the mode rule of best_split_phase1);
@@ -1772,20 +1701,17 @@ class Phase1Scratch:
         # has moved them (``_kink_lists``, ``_apply_kinks``); the loss sums before position
         # 0, kept for the node's second sweep (``_reset_sweep``); the node's events' payloads
         # beside ``ev_code`` (``_node_events``: ev_i, ev_a, ev_b) and the kink lists' (kl_i,
-        # kl_m, kl_w); the label version each (label, feature) row of error prefixes was
-        # made at (erow, ``_count_row``) and the filter's bounds QB, QT (``best_split_phase1``);
-        # the node's 0-1 events per label (``_event01_lists``: c01_i, c01_d, c01_start).
+        # kl_m, kl_w).
         n_ev = max(n * (2 * K - 1), 1)
         self.lazy = (np.zeros(max(n * K, 1), np.uint32), np.zeros(K + 1, np.int64),
                      np.zeros(K, np.int64), np.zeros(K, np.int64), np.zeros((K, F), np.int64),
                      np.zeros(0, np.int64), np.zeros((K, F, B)), np.zeros((K, F, B)),
                      np.zeros(K), np.zeros(K), np.zeros(n_ev, np.uint32), np.zeros(n_ev),
                      np.zeros(n_ev), np.zeros(max(n * K, 1)), np.zeros(max(n * K, 1)),
-                     np.zeros(F * B * K), np.zeros((K, F), np.int64),
-                     np.zeros((2, F, B), np.int64), np.zeros(n, np.bool_),
+                     np.zeros(F * B * K), np.zeros((K, F, B), np.int64),
+                     np.zeros((K, F, B), np.int64), np.zeros(n, np.bool_),
                      np.zeros(n, np.int32), np.zeros(n), np.zeros(n, np.int32), np.zeros(n),
-                     np.zeros(n, np.bool_), np.zeros(max(n * K, 1), np.uint32),
-                     np.zeros(max(n * K, 1), np.int8), np.zeros(K + 1, np.int64))
+                     np.zeros(n, np.bool_))
 
 
 # Status of ``grow_phase1_pair``: the cut-aware tree is the midpoint tree; it goes on from
@@ -1815,7 +1741,7 @@ def _run_grower(ws, s, X_binned, y, n_bins, scores, R, unit, resume, borrow_view
                  ws.sc, ws.sd, ws.tot, ws.tsa, ws.tsc, ws.tsd, ws.nbin, ws.L1, ws.X1, ws.L2,
                  ws.X2, ws.kleft, ws.tmin, ws.lmin, ws.xs, s.u, s.ub, s.xw, s.pe, s.rc, s.pa,
                  s.pc, s.pd, s.ph, s.sh, s.hmin, s.rowver, s.hstamp, s.kver, s.Q, s.lst,
-                 s.cnt, s.cver, s.vcnt, s.mstat, s.half, s.snap, bool(resume), s.lazy)
+                 s.cnt, s.dirty, s.vcnt, s.mstat, s.half, s.snap, bool(resume), s.lazy)
     return int(ws.n_nodes[0])
 
 
