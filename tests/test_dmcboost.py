@@ -904,6 +904,113 @@ def test_phase1_keeps_the_exactly_better_of_its_two_proposals(seed, monkeypatch)
 # ---------------------------------------------------------------------------------------------
 
 
+def test_guided_search_equals_searchsorted():
+    # prepare_round's positions come from _guided_search (a guess from _search_guide's equal
+    # cells, walked or binary-searched): every result must be np.searchsorted's, on sorted
+    # arrays with repeats, clusters (long walks: the fallback), one point, and queries on,
+    # between, below and above the points.
+    rng = np.random.default_rng(5)
+    for it in range(300):
+        R = int(rng.integers(1, 60))
+        kind = it % 4
+        if kind == 0:
+            a = np.sort(rng.normal(size=R))
+        elif kind == 1:
+            a = np.sort(rng.integers(0, 5, R).astype(float))          # repeats
+        elif kind == 2:
+            a = np.sort(np.concatenate([rng.normal(0, 1e-6, R - 1), [50.0]]))[:R]
+        else:
+            a = np.sort(rng.exponential(size=R) ** 4)                  # a long tail
+        buf = np.zeros(R + 5)
+        buf[:R] = a
+        start = np.zeros(2 * R + 1, np.int64)
+        lo, inv = p1._search_guide(buf, R, start)
+        q = np.concatenate([a, rng.choice(a, 20) + rng.normal(0, 1e-7, 20),
+                            rng.uniform(a[0] - 1, a[-1] + 1, 40), [a[0] - 10, a[-1] + 10]])
+        for v in q:
+            for right in (False, True):
+                got = p1._guided_search(buf, R, float(v), right, lo, inv, start)
+                want = np.searchsorted(a, v, side="right" if right else "left")
+                assert got == want, (it, v, right)
+
+
+def test_prepare_round_positions_equal_searchsorted():
+    # rank, s_idx and kink_pos against their definitions by np.searchsorted (numpy twin).
+    rng = np.random.default_rng(8)
+    for it in range(40):
+        X, n_bins, scores, y, c, K = random_node_problem(rng, it % 2 == 0,
+                                                         T=1 if it % 3 == 0 else None)
+        n = len(y)
+        ws = ZeroOneWorkspace(n, X.shape[1], X.max() + 1, K, 2)
+        s = p1._scratch(ws, n, X.shape[1])
+        R = p1.prepare_round(scores, y, 1.0, ws.correct, ws.rank, ws.s_idx, ws.axis, ws.ref,
+                             ws.em, ws.kink_pos, ws.ew, s.gax, s.grf)
+        ax = ws.axis[:R]
+        rf = ws.ref[:R]
+        for i in range(n):
+            top = max(scores[i, k] for k in range(K) if k != y[i])
+            ay = scores[i, y[i]]
+            if not ws.correct[i]:
+                assert ws.rank[i] == np.searchsorted(ax, top - ay)
+            for k in range(K):
+                if k == y[i]:
+                    continue
+                assert ws.kink_pos[i, k] == np.searchsorted(rf, top - scores[i, k], "right")
+                if ws.correct[i]:
+                    v = ay - scores[i, k]
+                    assert ws.s_idx[i, k] == (R if v > ax[-1] else np.searchsorted(ax, v))
+
+
+def test_node_events_buckets_and_label_lists_equal_naive():
+    # _node_events sorts S's events into three buckets per axis position (kinks, wrong
+    # examples turning right, correct ones turning wrong), each in S's order (the order every
+    # float sum of the sweeps sees); _kink_lists regroups the kinks per label in the sweeps'
+    # order. Against a stable sort of the events as generated, and per-label filters of it.
+    rng = np.random.default_rng(13)
+    for it in range(30):
+        X, n_bins, scores, y, c, K = random_node_problem(rng, it % 2 == 0,
+                                                         T=1 if it % 3 == 0 else None)
+        n = len(y)
+        ws = ZeroOneWorkspace(n, X.shape[1], X.max() + 1, K, 2)
+        s = p1._scratch(ws, n, X.shape[1])
+        R = p1.prepare_round(scores, y, 1.0, ws.correct, ws.rank, ws.s_idx, ws.axis, ws.ref,
+                             ws.em, ws.kink_pos, ws.ew, s.gax, s.grf)
+        order = rng.permutation(n).astype(ws.sample_index.dtype)
+        lo = int(rng.integers(0, n // 2))
+        hi = int(rng.integers(lo + 1, n + 1))
+        lz = s.lazy
+        ev_i, ev_a, ev_b = lz[10], lz[11], lz[12]
+        p1._node_events(X, order, lo, hi, y, ws.correct, ws.rank, ws.s_idx, R, ws.kink_pos,
+                        s.jpos, ws.ev_code, K, scores, ws.em, ws.ew, ev_i, ev_a, ev_b)
+        want = []
+        for i in order[lo:hi]:
+            i = int(i)
+            if not ws.correct[i]:
+                want.append((3 * ws.rank[i] + 1, (i * K + y[i]) * 2, i))
+            for k in range(K):
+                if k == y[i]:
+                    continue
+                if ws.correct[i]:
+                    want.append((3 * ws.s_idx[i, k] + 2, (i * K + k) * 2, i))
+                if ws.kink_pos[i, k] < R:
+                    want.append((3 * ws.kink_pos[i, k], (i * K + k) * 2 + 1, i))
+        want.sort(key=lambda e: e[0])                      # stable: S's order kept
+        m = len(want)
+        assert s.jpos[3 * R + 2] == m
+        assert ws.ev_code[:m].tolist() == [e[1] for e in want]
+        assert ev_i[:m].tolist() == [e[2] for e in want]
+        counts = np.bincount([e[0] for e in want], minlength=3 * R + 3)
+        np.testing.assert_array_equal(s.jpos[:3 * R + 3], np.cumsum(counts))
+        kl_i, kstart, kfill = lz[0], lz[1], lz[2]
+        p1._kink_lists(s.jpos, ws.ev_code, R, K, ev_i, ev_a, ev_b, kl_i, lz[13], lz[14],
+                       kstart, kfill)
+        live = [e for e in want if e[0] < 3 * R]          # the sweeps pass positions < R
+        for k in range(K):
+            kinks = [e[2] for e in live if e[1] % 2 == 1 and (e[1] // 2) % K == k]
+            assert kl_i[kstart[k]:kstart[k + 1]].tolist() == kinks
+            assert lz[13][kstart[k]:kstart[k + 1]].tolist() == [ws.em[i] for i in kinks]
+
+
 def _tree_of(ws, m):
     return (m, ws.feature[:m].tolist(), ws.threshold[:m].tolist(), ws.left[:m].tolist(),
             ws.node_label[:m].tolist(), ws.vote.tolist())

@@ -82,8 +82,69 @@ VISIT_COST = 8.0
 # ---------------------------------------------------------------------------------------------
 
 
+# An event's kind: its bucket at axis position j is 3 j + kind (``_node_events``).
+KIND_KINK = 0
+KIND_RIGHT = 1
+KIND_RISE = 2
+
+# Steps a guided search (``_guided_search``) walks from its guess before it falls back to a
+# binary search.
+GUIDE_WALK = 8
+
+
 @njit(cache=True, nogil=True)
-def prepare_round(scores, y, unit, correct, rank, s_idx, axis, ref, em, kink_pos, ew):
+def _search_guide(a, R, start):
+    """A guide to sorted a[0:R]: the range [a[0], a[R-1]] cut into G = len(start) - 1 equal
+    cells, start[g] = the number of points below cell g's left end. Returns (lo, cells per
+    unit length); a query's cell gives a first guess of its position (``_guided_search``)."""
+    G = start.shape[0] - 1
+    lo = a[0]
+    width = a[R - 1] - lo
+    if not width > 0.0:
+        for g in range(G + 1):
+            start[g] = 0
+        return lo, 0.0
+    inv = G / width
+    h = width / G
+    p = 0
+    for g in range(G + 1):
+        x = lo + g * h
+        while p < R and a[p] < x:
+            p += 1
+        start[g] = p
+    return lo, inv
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _guided_search(a, R, v, right, lo, inv, start):
+    """np.searchsorted(a[0:R], v, side="right" if right else "left") for sorted a, from the
+    guess of ``_search_guide``'s cells: the guess is walked to the position where
+    a[p-1] < v <= a[p] (right: a[p-1] <= v < a[p]), which defines the result whatever the
+    guess, or, after ``GUIDE_WALK`` steps, the result is found by a binary search. Only
+    comparisons decide it: the same integer as np.searchsorted."""
+    G = start.shape[0] - 1
+    x = (v - lo) * inv
+    if x <= 0.0:
+        p = start[0]
+    elif x >= G:
+        p = start[G]
+    else:
+        p = start[np.int64(x)]
+    for _ in range(GUIDE_WALK):
+        if p > 0 and (a[p - 1] > v if right else a[p - 1] >= v):
+            p -= 1
+        elif p < R and (a[p] <= v if right else a[p] < v):
+            p += 1
+        else:
+            return p
+    if right:
+        return np.searchsorted(a[:R], v, side="right")
+    return np.searchsorted(a[:R], v)
+
+
+@njit(cache=True, nogil=True)
+def prepare_round(scores, y, unit, correct, rank, s_idx, axis, ref, em, kink_pos, ew, gax,
+                  grf):
     """Per-round data of the Phase I tree search; returns R, the length of the axis.
 
     OUT
@@ -100,6 +161,11 @@ def prepare_round(scores, y, unit, correct, rank, s_idx, axis, ref, em, kink_pos
     kink_pos[i, k]  (k != y_i) the first cell whose midpoint exceeds i's kink under label k,
                     max_{l != y} a_l - a_k (R: never);
     ew[i, k]        exp(-(a_y - a_k) - shift): past its kink, i's loss under k is ew e^alpha.
+
+    The positions (rank, s_idx, kink_pos) are np.searchsorted's on the axis and the
+    midpoints, found from a guess (``_search_guide``, ``_guided_search``; gax, grf: its
+    cells, 2R + 1 entries at least): two binary searches per (example, label) were most of
+    this function.
     """
     n, K = scores.shape
     nw = 0
@@ -128,26 +194,28 @@ def prepare_round(scores, y, unit, correct, rank, s_idx, axis, ref, em, kink_pos
         ref[j] = 0.5 * (axis[j] + axis[j + 1])
     ref[R - 1] = axis[R - 1] + unit
     top = axis[R - 1]
-    ax = axis[:R]
-    rf = ref[:R]
+    ga = gax[:min(2 * R + 1, gax.shape[0])]
+    gr = grf[:min(2 * R + 1, grf.shape[0])]
+    lo_a, inv_a = _search_guide(axis, R, ga)
+    lo_r, inv_r = _search_guide(ref, R, gr)
     for i in range(n):
         yi = y[i]
         ay = scores[i, yi]
         t = top_wrong(scores, i, yi)
         em[i] = np.exp(-(ay - t) - shift)
         if not correct[i]:
-            rank[i] = np.searchsorted(ax, t - ay)
+            rank[i] = _guided_search(axis, R, t - ay, False, lo_a, inv_a, ga)
         for k in range(K):
             if k == yi:
                 continue
             ew[i, k] = np.exp(-(ay - scores[i, k]) - shift)
-            kink_pos[i, k] = np.searchsorted(rf, t - scores[i, k], side="right")
+            kink_pos[i, k] = _guided_search(ref, R, t - scores[i, k], True, lo_r, inv_r, gr)
             if correct[i]:
                 v = ay - scores[i, k]
                 if v > top:
                     s_idx[i, k] = R
                 else:
-                    s_idx[i, k] = np.searchsorted(ax, v)
+                    s_idx[i, k] = _guided_search(axis, R, v, False, lo_a, inv_a, ga)
     return R
 
 
@@ -309,12 +377,10 @@ def _half_bucket(jpos, ev_code, j, K, hflag, ev_i, ev_a, ev_b, xw, hc, hd, thc, 
                  add):
     """Bucket j's kinks that lie in cell j's left half, per (label, feature, non-empty bin)
     (hc, hd), per label (thc, thd, hcnt); with add=False put those entries back to 0."""
-    a = 0 if j == 0 else jpos[j - 1]
+    a = 0 if j == 0 else jpos[3 * j - 1]
     F = hc.shape[1]
-    for q in range(a, jpos[j]):
+    for q in range(a, jpos[3 * j + KIND_KINK]):
         code = ev_code[q]
-        if code & 1 == 0:
-            continue
         i = ev_i[q]                   # unsigned: no wraparound test where it indexes
         k = (code >> 1) - np.int64(i) * K
         if not hflag[i, k]:
@@ -358,61 +424,67 @@ def _half_row(hc, hd, k, f, nt, phc, phd, hrow, pos_id):
 @njit(cache=True, nogil=True)
 def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_pos, jpos,
                  ev_code, K, scores, em, ew, ev_i, ev_a, ev_b):
-    """Counting sort of S's events by axis position; bucket j is ev_code[jpos[j-1]:jpos[j]]
-    (jpos[-1] := 0). Code = (i K + k) 2 + kind (0: 0-1 event, 1: kink). Bucket R holds the
-    rises (a correct example turning wrong) beyond the last axis point, which change no error
-    at any axis[j]+ but end the last cell's interval.
+    """Counting sort of S's events by axis position and kind: bucket b = 3 j + c is
+    ev_code[jpos[b-1]:jpos[b]] (jpos[-1] := 0), position j's kinks (c = 0, ``KIND_KINK``),
+    wrong examples turning right (c = 1, ``KIND_RIGHT``) and correct ones turning wrong
+    (c = 2, ``KIND_RISE``), each in S's order. Code = (i K + k) 2 + (1 for a kink, 0 for a
+    0-1 event). Position R holds only rises: those beyond the last axis point, which change
+    no error at any axis[j]+ but end the last cell's interval.
+
+    The kinds apart, a sweep's loops visit only the events they use and know an event's
+    kind from its bucket, not from a branch per event (or a load of correct[i]); within a
+    position the kinks keep their order (S's), the only order any float sum sees.
 
     Beside each code, what the sweeps read of it, gathered here in S's order (the examples'
     rows are read in turn) so that the sweeps, which visit the events in axis order, read
     them in sequence instead of from random rows: ev_i the example; a kink's em[i] (ev_a) and
     ew[i, k] (ev_b); a rise's point scores[i, y_i] - scores[i, k] (ev_a). The same floats as
     read or computed where they are used."""
-    for j in range(R + 2):
-        jpos[j] = 0
+    for b in range(3 * R + 4):
+        jpos[b] = 0
     for q in range(start, end):
         i = sample_index[q]
         yi = y[i]
         if not correct[i]:
-            jpos[rank[i] + 1] += 1
+            jpos[3 * rank[i] + KIND_RIGHT + 1] += 1
         for k in range(K):
             if k == yi:
                 continue
             if correct[i]:
-                jpos[s_idx[i, k] + 1] += 1
+                jpos[3 * s_idx[i, k] + KIND_RISE + 1] += 1
             if kink_pos[i, k] < R:
-                jpos[kink_pos[i, k] + 1] += 1
-    for j in range(1, R + 2):
-        jpos[j] += jpos[j - 1]
+                jpos[3 * kink_pos[i, k] + KIND_KINK + 1] += 1
+    for b in range(1, 3 * R + 4):
+        jpos[b] += jpos[b - 1]
     for q in range(start, end):
         i = sample_index[q]
         yi = y[i]
         emi = em[i]
         ay = scores[i, yi]
         if not correct[i]:
-            j = rank[i]
-            p = jpos[j]
+            b = 3 * rank[i] + KIND_RIGHT
+            p = jpos[b]
             ev_code[p] = (np.int64(i) * K + yi) * 2
             ev_i[p] = i
-            jpos[j] = p + 1
+            jpos[b] = p + 1
         for k in range(K):
             if k == yi:
                 continue
             if correct[i]:
-                j = s_idx[i, k]       # R: the rise lies in the last, unbounded cell
-                p = jpos[j]
+                b = 3 * s_idx[i, k] + KIND_RISE  # s_idx R: in the last, unbounded cell
+                p = jpos[b]
                 ev_code[p] = (np.int64(i) * K + k) * 2
                 ev_i[p] = i
                 ev_a[p] = ay - scores[i, k]
-                jpos[j] = p + 1
+                jpos[b] = p + 1
             if kink_pos[i, k] < R:
-                j = kink_pos[i, k]
-                p = jpos[j]
+                b = 3 * kink_pos[i, k] + KIND_KINK
+                p = jpos[b]
                 ev_code[p] = (np.int64(i) * K + k) * 2 + 1
                 ev_i[p] = i
                 ev_a[p] = emi
                 ev_b[p] = ew[i, k]
-                jpos[j] = p + 1
+                jpos[b] = p + 1
 
 
 @njit(cache=True, nogil=True)
@@ -428,13 +500,8 @@ def _stretch_minima(jpos, ev_code, R, oE, keep):
     while a < R:
         b = a + 1
         while b < R:
-            has01 = False
-            for q in range(jpos[b - 1], jpos[b]):
-                if ev_code[q] & 1 == 0:
-                    has01 = True
-                    break
-            if has01:
-                break
+            if jpos[3 * b + KIND_RISE] > jpos[3 * b + KIND_KINK]:
+                break                 # position b has a 0-1 event
             b += 1
         m = oE[a]
         for j in range(a + 1, b):
@@ -624,18 +691,18 @@ def _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid,
     prefixes dirty (``_count_rows``). A kink moves the label's totals; its per-bin sums are
     moved here only without ``kdone`` (an empty array); with it, the kink is counted
     (kdone[k]) and moved when a row of those sums is read (``_apply_kinks``). Without a
-    valid split (``any_valid``) no per-bin sum is read, and none is moved."""
-    a = 0 if j == 0 else jpos[j - 1]
+    valid split (``any_valid``) no per-bin sum is read, and none is moved.
+
+    The position's kinks, then its wrong examples turning right (-1), then its correct ones
+    turning wrong (+1) (``_node_events``' buckets): the kinks in their order, and integer
+    counts, so the same sums as in the events' order."""
+    a = 0 if j == 0 else jpos[3 * j - 1]
     F = sc.shape[1]
     lazy = kdone.shape[0] > 0
-    n01 = 0
-    for q in range(a, jpos[j]):
-        code = ev_code[q]
-        i = ev_i[q]                   # unsigned: no wraparound test where it indexes
-        k = (code >> 1) - np.int64(i) * K
-        if code & 1 == 1:             # past the kink: e^-m -> e^(a - w)
-            if not kinks:
-                continue
+    if kinks:
+        for q in range(a, jpos[3 * j + KIND_KINK]):     # past the kink: e^-m -> e^(a - w)
+            i = ev_i[q]               # unsigned: no wraparound test where it indexes
+            k = (ev_code[q] >> 1) - np.int64(i) * K
             mv = ev_a[q]              # em[i]
             dv = ev_b[q]              # ew[i, k]
             tsc[k] -= mv
@@ -650,16 +717,21 @@ def _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid,
                 w = xw[i, f]
                 sc[k, f, w] -= mv
                 sd[k, f, w] += dv
-        else:                         # a wrong example turns right (-1), a right one wrong
-            d = 1 if correct[i] else -1
-            n01 += 1
+    b = jpos[3 * j + KIND_KINK]
+    for kind in range(KIND_RIGHT, KIND_RISE + 1):
+        d = 1 if kind == KIND_RISE else -1
+        e = jpos[3 * j + kind]
+        for q in range(b, e):
+            i = ev_i[q]
+            k = (ev_code[q] >> 1) - np.int64(i) * K
             tot[k] += d
             if not any_valid:
                 continue
             dirty[k] = True
             for f in range(F):
                 cnt[k, f, xw[i, f]] += d
-    return n01
+        b = e
+    return jpos[3 * j + KIND_RISE] - jpos[3 * j + KIND_KINK]
 
 
 @njit(cache=True, nogil=True)
@@ -669,21 +741,18 @@ def _kink_lists(jpos, ev_code, R, K, ev_i, ev_a, ev_b, kl_i, kl_m, kl_w, kstart,
     kl_m (its em) and kl_w (its ew under k), read in sequence by ``_apply_kinks``."""
     for k in range(K + 1):
         kstart[k] = 0
-    end = jpos[R]
-    for q in range(end):
-        code = ev_code[q]
-        if code & 1 == 1:
-            ik = code >> 1
-            kstart[ik - (ik // K) * K + 1] += 1
+    # The label from the code and the example beside it (ev_i), as the sweeps decode it:
+    # no 64-bit division per kink; only the kinks' buckets (``_node_events``) are visited.
+    for j in range(R):
+        for q in range(0 if j == 0 else jpos[3 * j - 1], jpos[3 * j + KIND_KINK]):
+            kstart[(ev_code[q] >> 1) - np.int64(ev_i[q]) * K + 1] += 1
     for k in range(K):
         kstart[k + 1] += kstart[k]
     for k in range(K):
         fill[k] = kstart[k]
-    for q in range(end):
-        code = ev_code[q]
-        if code & 1 == 1:
-            ik = code >> 1
-            k = ik - (ik // K) * K
+    for j in range(R):
+        for q in range(0 if j == 0 else jpos[3 * j - 1], jpos[3 * j + KIND_KINK]):
+            k = (ev_code[q] >> 1) - np.int64(ev_i[q]) * K
             p = fill[k]
             kl_i[p] = ev_i[q]
             kl_m[p] = ev_a[q]
@@ -712,17 +781,12 @@ def _rise_minima(jpos, ev_code, j, K, correct, ev_i, ev_a, xw, hmin, tmin, reset
     reset, put hmin back to inf. The per-bin minima are needed only where candidates are
     listed (their own interval ends); the per-label ones by the single labels everywhere."""
     F = hmin.shape[1]
-    a = jpos[j - 1]
     for k in range(K):
         tmin[k] = INF
-    for q in range(a, jpos[j]):
-        code = ev_code[q]
-        if code & 1 == 1:
-            continue
+    # Only the bucket of j's rises (``_node_events``).
+    for q in range(jpos[3 * j + KIND_RIGHT], jpos[3 * j + KIND_RISE]):
         i = ev_i[q]
-        if not correct[i]:
-            continue
-        k = (code >> 1) - np.int64(i) * K
+        k = (ev_code[q] >> 1) - np.int64(i) * K
         if reset:
             for f in range(F):
                 hmin[k, f, xw[i, f]] = INF
@@ -837,9 +901,21 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 hrow[k, f] = -1
     (kl_i, kstart, kfill, kdone, kcur, kempty, sa0, sc0, tsa0, tsc0, ev_i, ev_a, ev_b, kl_m,
      kl_w, tcf, LT1, LT2, _, _, _, _, _, _) = lazy
-    any_valid = _node_bins(X, sample_index, start, end, n_bins, want_split, nbin, u, ub, xw)
-    _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_pos, jpos,
-                 ev_code, K, scores, em, ew, ev_i, ev_a, ev_b)
+    if dstat[3] == 1:
+        # The root's split search right after its label search (``_grow_phase1``): the same
+        # S in the same order and the same round data, so the same bins and events as that
+        # search left (made once, not twice).
+        dstat[3] = 0
+        any_valid = False
+        if want_split:
+            for f in range(F):
+                if u[f] >= 2:
+                    any_valid = True
+    else:
+        any_valid = _node_bins(X, sample_index, start, end, n_bins, want_split, nbin, u, ub,
+                               xw)
+        _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_pos, jpos,
+                     ev_code, K, scores, em, ew, ev_i, ev_a, ev_b)
     keep = bE     # free after _rest_of_tree
     _stretch_minima(jpos, ev_code, R, oE, keep)
     # Kinks move the per-bin loss sums of a (label, feature) row only when that row is read
@@ -906,7 +982,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             first = True
             for j in range(R):
                 n01 = 0
-                if jpos[j] > (0 if j == 0 else jpos[j - 1]):
+                if jpos[3 * j + KIND_RISE] > (0 if j == 0 else jpos[3 * j - 1]):
                     n01 = _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw,
                                         any_valid, False, sc, sd, cnt, dirty, tot, tsc, tsd,
                                         kver, kempty)
@@ -976,7 +1052,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         for j in range(R):
             # (Most buckets of a small node are empty: no call for those.)
             n01 = 0
-            if jpos[j] > (0 if j == 0 else jpos[j - 1]):
+            if jpos[3 * j + KIND_RISE] > (0 if j == 0 else jpos[3 * j - 1]):
                 n01 = _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw,
                                     any_valid, True, sc, sd, cnt, dirty, tot, tsc, tsd, kver,
                                     kdone_b)
@@ -1001,7 +1077,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             od = oD[j]
             # A hypothesis's interval starting at axis[j] ends at its first rise inside the
             # cell (the rises of bucket j + 1): per (label, feature, bin) minima.
-            rises_next = jpos[j + 1] > jpos[j]
+            # (Only rises end it; a bucket without them leaves tmin at inf.)
+            rises_next = jpos[3 * j + 3 + KIND_RISE] > jpos[3 * j + 3 + KIND_RIGHT]
             if rises_next:
                 _rise_minima(jpos, ev_code, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin,
                              False, False)
@@ -1339,6 +1416,30 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
 
 
 @njit(cache=True, nogil=True)
+def _copy_tree_state(src, dst, n, n_nodes, top):
+    """Copy a partial tree from ``src`` to ``dst``, both laid out as ``Phase1Scratch.snap``
+    (sample_index, vote, feature, threshold, left, right, node_label, node_start, node_end,
+    node_depth, stack): the examples' order and votes, nodes 0:n_nodes and stack[0:top].
+    ``grow_phase1_pair`` keeps the tree where its two placements part (tree -> snapshot) and
+    ``resume_cut_tree`` goes on from it (snapshot -> tree). Not the thresholds: a leaf's is
+    whatever the workspace held, and a tree grown from the root after the midpoint one would
+    find the midpoint tree's there."""
+    for i in range(n):
+        dst[0][i] = src[0][i]
+        dst[1][i] = src[1][i]
+    for m in range(n_nodes):
+        dst[2][m] = src[2][m]
+        dst[4][m] = src[4][m]
+        dst[5][m] = src[5][m]
+        dst[6][m] = src[6][m]
+        dst[7][m] = src[7][m]
+        dst[8][m] = src[8][m]
+        dst[9][m] = src[9][m]
+    for q in range(top):
+        dst[10][q] = src[10][q]
+
+
+@njit(cache=True, nogil=True)
 def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
                  feature, threshold, left, right, node_label, node_start, node_end, node_depth,
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
@@ -1354,26 +1455,15 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
     dstat = half[15]
     # Each example's record under its vote (``_vote_records``), for the rest of the tree.
     rec = (lazy[18], lazy[19], lazy[20], lazy[21], lazy[22], lazy[23])
-    (s_index, s_vote, s_feature, s_threshold, s_left, s_right, s_label, s_start, s_end,
-     s_depth, s_stack, s_count) = snap
+    s_stack = snap[10]
+    s_count = snap[11]
+    # The tree's state in ``snap``'s layout (the thresholds' slot is never copied).
+    tree = (sample_index, vote, feature, threshold, left, right, node_label, node_start,
+            node_end, node_depth, stack)
     if resume:
         n_nodes = s_count[0]
         top = s_count[1]
-        for i in range(n):
-            sample_index[i] = s_index[i]
-            vote[i] = s_vote[i]
-        for nd in range(n_nodes):
-            # (Not the thresholds: a leaf's is whatever the workspace held, and a tree grown
-            # from the root after the midpoint one would find the midpoint tree's there.)
-            feature[nd] = s_feature[nd]
-            left[nd] = s_left[nd]
-            right[nd] = s_right[nd]
-            node_label[nd] = s_label[nd]
-            node_start[nd] = s_start[nd]
-            node_end[nd] = s_end[nd]
-            node_depth[nd] = s_depth[nd]
-        for q in range(top):
-            stack[q] = s_stack[q]
+        _copy_tree_state(snap, tree, n, n_nodes, top)
         _vote_records(sample_index, 0, n, y, scores, correct, s_idx, kink_pos, ew, half[0],
                       vote, rec)
         # Stamps above every one in ``mark`` (only equality with the node's stamp counts).
@@ -1396,6 +1486,9 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
             # from the start.
             dstat[1] = 2
             hon[0] = 0
+        # The root's split search (the first node popped, if any) reuses this search's bins
+        # and events (``best_split_phase1``).
+        dstat[3] = 1
         node_label[0] = k0
         write_votes(sample_index, 0, n, k0, vote)
         _vote_records(sample_index, 0, n, y, scores, correct, s_idx, kink_pos, ew, half[0],
@@ -1422,19 +1515,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
             hon[0] = 0
             s_count[0] = n_nodes
             s_count[1] = top + 1
-            for i in range(n):
-                s_index[i] = sample_index[i]
-                s_vote[i] = vote[i]
-            for m in range(n_nodes):
-                s_feature[m] = feature[m]
-                s_left[m] = left[m]
-                s_right[m] = right[m]
-                s_label[m] = node_label[m]
-                s_start[m] = node_start[m]
-                s_end[m] = node_end[m]
-                s_depth[m] = node_depth[m]
-            for q in range(top):
-                s_stack[q] = stack[q]
+            _copy_tree_state(tree, snap, n, n_nodes, top)
             s_stack[top] = nd
         if not found:
             continue
@@ -1449,6 +1530,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
                       half[0], vote, rec)
     n_nodes_out[0] = n_nodes
     dstat[2] = stamp
+    dstat[3] = 0          # (the root unsearched: its events are not the next tree's)
 
 
 @njit(cache=True, nogil=True)
@@ -1593,13 +1675,14 @@ class Phase1Scratch:
         # the kink placement of the key, 0 midpoint, 1 cut-aware, 2 both (grow_phase1_pair),
         # with the cut-aware keys beside the midpoint ones (X1c, X2c, xsc) and dstat: [0] the
         # node's search might choose otherwise under the cut-aware keys, [1] the pair's
-        # status (PAIR_*), [2] the next free node stamp.
+        # status (PAIR_*), [2] the next free node stamp, [3] the next search is the root's
+        # split search and reuses the root label search's bins and events.
         self.half = (np.zeros((n, K), np.bool_), np.zeros(n + 2), np.zeros(n + 2),
                      np.zeros((K, F, B)), np.zeros((K, F, B)), np.zeros(K), np.zeros(K),
                      np.zeros(K, np.int64), np.zeros((K, F, B)), np.zeros((K, F, B)),
                      np.full((K, F), -1, np.int64), np.ones(1, np.int64),
                      np.zeros((F, B, K)), np.zeros((F, B, K)), np.zeros(K),
-                     np.zeros(3, np.int64))
+                     np.zeros(4, np.int64))
         # The tree as it stood before the node where the pair's two placements part
         # (grow_phase1_pair), for the cut-aware tree to go on from (resume_cut_tree).
         m = max_nodes
@@ -1608,6 +1691,12 @@ class Phase1Scratch:
                      np.zeros(m, np.int32), np.zeros(m, np.int64), np.zeros(m, np.int64),
                      np.zeros(m, np.int32), np.zeros(m, np.int32), np.zeros(2, np.int64))
         self.R = 0
+        # The cells guiding prepare_round's searches on the axis and on the midpoints
+        # (2R + 1 entries, R <= n + 1).
+        self.gax = np.zeros(2 * n + 5, np.int64)
+        # The node's event buckets, three per axis position (``_node_events``; R <= n + 1).
+        self.jpos = np.zeros(3 * n + 10, np.int64)
+        self.grf = np.zeros(2 * n + 5, np.int64)
         # The node's kinks per label and how far each (label, feature) row of the loss sums
         # has moved them (``_kink_lists``, ``_apply_kinks``); the loss sums before position
         # 0, kept for the node's second sweep (``_reset_sweep``); the node's events' payloads
@@ -1648,7 +1737,7 @@ def _run_grower(ws, s, X_binned, y, n_bins, scores, R, unit, resume, borrow_view
                  ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right, ws.node_label,
                  ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote, ws.n_nodes,
                  ws.correct, ws.rank, ws.s_idx, ws.axis, ws.em, ws.kink_pos, ws.ew, ws.mark,
-                 ws.oE, ws.oC, ws.oD, ws.oH, ws.bE, ws.bC, ws.bD, ws.jpos, ws.ev_code, ws.sa,
+                 ws.oE, ws.oC, ws.oD, ws.oH, ws.bE, ws.bC, ws.bD, s.jpos, ws.ev_code, ws.sa,
                  ws.sc, ws.sd, ws.tot, ws.tsa, ws.tsc, ws.tsd, ws.nbin, ws.L1, ws.X1, ws.L2,
                  ws.X2, ws.kleft, ws.tmin, ws.lmin, ws.xs, s.u, s.ub, s.xw, s.pe, s.rc, s.pa,
                  s.pc, s.pd, s.ph, s.sh, s.hmin, s.rowver, s.hstamp, s.kver, s.Q, s.lst,
@@ -1660,7 +1749,7 @@ def _prepare(ws, X_binned, y, scores, unit, two_pass, half_flags):
     s = _scratch(ws, X_binned.shape[0], X_binned.shape[1])
     s.mstat[2] = -1.0 if two_pass is None else float(bool(two_pass))
     R = int(prepare_round(scores, y, float(unit), ws.correct, ws.rank, ws.s_idx, ws.axis,
-                          ws.ref, ws.em, ws.kink_pos, ws.ew))
+                          ws.ref, ws.em, ws.kink_pos, ws.ew, s.gax, s.grf))
     if half_flags:
         half_cell_flags(scores, y, R, ws.axis, ws.kink_pos, s.half[0])
     s.R = R

@@ -62,7 +62,7 @@ class ZeroOneWorkspace:
         self.kink_pos = np.zeros((n, K), np.int32)
         self.ew = np.zeros((n, K), np.float64)
         # ... a node's events and per-(label, feature, bin) sweep state ...
-        self.jpos = np.zeros(n + 3, np.int64)
+        # (The events' buckets, three per axis position, are in ``Phase1Scratch.jpos``.)
         self.ev_code = np.zeros(max(n * (2 * K - 1), 1), np.int64)
         self.cnt = np.zeros((K, F, B), np.int32)
         self.sa = np.zeros((K, F, B), np.float64)
