@@ -934,17 +934,25 @@ def test_guided_search_equals_searchsorted():
                 assert got == want, (it, v, right)
 
 
+def _prepared_round(rng, it):
+    """A random node problem (every other one with ties, every third with T = 1) and its
+    workspace after ``prepare_round``: (X, scores, y, K, ws, scratch, R)."""
+    X, n_bins, scores, y, c, K = random_node_problem(rng, it % 2 == 0,
+                                                     T=1 if it % 3 == 0 else None)
+    n = len(y)
+    ws = ZeroOneWorkspace(n, X.shape[1], X.max() + 1, K, 2)
+    s = p1._scratch(ws, n, X.shape[1])
+    R = p1.prepare_round(scores, y, 1.0, ws.correct, ws.rank, ws.s_idx, ws.axis, ws.ref,
+                         ws.em, ws.kink_pos, ws.ew, s.gax, s.grf)
+    return X, scores, y, K, ws, s, R
+
+
 def test_prepare_round_positions_equal_searchsorted():
     # rank, s_idx and kink_pos against their definitions by np.searchsorted (numpy twin).
     rng = np.random.default_rng(8)
     for it in range(40):
-        X, n_bins, scores, y, c, K = random_node_problem(rng, it % 2 == 0,
-                                                         T=1 if it % 3 == 0 else None)
+        X, scores, y, K, ws, s, R = _prepared_round(rng, it)
         n = len(y)
-        ws = ZeroOneWorkspace(n, X.shape[1], X.max() + 1, K, 2)
-        s = p1._scratch(ws, n, X.shape[1])
-        R = p1.prepare_round(scores, y, 1.0, ws.correct, ws.rank, ws.s_idx, ws.axis, ws.ref,
-                             ws.em, ws.kink_pos, ws.ew, s.gax, s.grf)
         ax = ws.axis[:R]
         rf = ws.ref[:R]
         for i in range(n):
@@ -968,13 +976,8 @@ def test_node_events_buckets_and_label_lists_equal_naive():
     # order. Against a stable sort of the events as generated, and per-label filters of it.
     rng = np.random.default_rng(13)
     for it in range(30):
-        X, n_bins, scores, y, c, K = random_node_problem(rng, it % 2 == 0,
-                                                         T=1 if it % 3 == 0 else None)
+        X, scores, y, K, ws, s, R = _prepared_round(rng, it)
         n = len(y)
-        ws = ZeroOneWorkspace(n, X.shape[1], X.max() + 1, K, 2)
-        s = p1._scratch(ws, n, X.shape[1])
-        R = p1.prepare_round(scores, y, 1.0, ws.correct, ws.rank, ws.s_idx, ws.axis, ws.ref,
-                             ws.em, ws.kink_pos, ws.ew, s.gax, s.grf)
         order = rng.permutation(n).astype(ws.sample_index.dtype)
         lo = int(rng.integers(0, n // 2))
         hi = int(rng.integers(lo + 1, n + 1))
