@@ -211,10 +211,13 @@ def test_partial_and_no_fit_cells(synthetic, tmp_path, caplog):
     assert np.isnan(per.loc[("glass", "B"), SLOPE_COLUMN])
     assert per.loc[("glass", "B"), "n_no_fit"] == 3
     assert per.xs("glass")["rank"].isna().all()          # glass is not ranked at all
+    # The summary counts complete slopes only: A's partial zoo slope is in neither its mean
+    # slope nor a ranking (zoo is ranked per row but left out of the mean ranks).
     summ = frame[frame["row"] == "summary"].set_index("algorithm")
-    assert summ["n_ranked"].tolist() == [1] * 4
-    assert summ.loc["B", "n_datasets"] == 1 and summ.loc["A", "n_datasets"] == 2
-    assert summ["rank"].tolist() == [4.0, 1.0, 2.5, 2.5]                # zoo's ranks
+    assert per.xs("zoo")["rank"].tolist() == [4.0, 1.0, 2.5, 2.5]
+    assert summ["n_ranked"].tolist() == [0] * 4 and summ["rank"].isna().all()
+    assert summ.loc["B", "n_datasets"] == 1 and summ.loc["A", "n_datasets"] == 1
+    assert summ.loc["A", SLOPE_COLUMN] == pytest.approx(per.loc[("glass", "A"), SLOPE_COLUMN])
     wide = display_frame(config, config.tables[1], part, config.noise_rates)
     assert wide.loc["zoo", "A"] == "+20.00†" and wide.loc["glass", "B"] == "no fit"
     # The figures: zoo waits for its partial cell (nothing written, the reason logged);

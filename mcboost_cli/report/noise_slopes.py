@@ -144,14 +144,20 @@ def slope_rows(table, part_t: pd.DataFrame, rates) -> pd.DataFrame:
 
 def summary_rows(table, slopes: pd.DataFrame) -> pd.DataFrame:
     """One row per column of ``table``: algorithm, mean_slope (over the datasets where it has
-    a slope), n_datasets (their number), mean_rank (over the datasets where every column has a
-    slope, ``rank`` of ``slope_rows``), n_ranked (their number)."""
-    ranked = slopes.groupby("dataset")["rank"].apply(lambda v: v.notna().all())
+    a complete slope), n_datasets (their number), mean_rank (over the datasets where every
+    column has a complete slope, ``rank`` of ``slope_rows``), n_ranked (their number).
+
+    A partial slope (a cell with folds or grid points still to run, marked † in the table) is
+    left out of both: a grid that has run only some of its points (DMCBoost's n′ = 1 before
+    the siblings that continue from its Phase I) can have a slope far from the whole grid's."""
+    complete = slopes["complete"].astype(bool)
+    ranked = (slopes.assign(ok=slopes["rank"].notna() & complete)
+              .groupby("dataset")["ok"].all())
     ranked_datasets = set(ranked[ranked].index)
     rows = []
     for e in table.algorithms:
         mine = slopes[slopes["algorithm"] == e.label]
-        have = mine[SLOPE_COLUMN].dropna()
+        have = mine.loc[complete[mine.index], SLOPE_COLUMN].dropna()
         in_ranking = mine[mine["dataset"].isin(ranked_datasets)]
         rows.append({"algorithm": e.label,
                      "mean_slope": float(have.mean()) if len(have) else np.nan,
@@ -226,6 +232,7 @@ def note(table, part_t: pd.DataFrame, rates) -> str:
     return (f"Slopes: the least-squares line through the mean test error % of the "
             f"validation-selected fits at each noise rate ({rates_text}), in {SLOPE_UNIT} "
             "(+20 = 6 more points of test error at 30% noise than without noise). Mean slope: "
-            "over the datasets where the column has a slope; mean rank: the columns ranked on "
-            f"each dataset by slope (1 = flattest, ties share their average rank), averaged "
-            f"over the {n_ranked} datasets where every column has a slope.")
+            "over the datasets where the column has a complete slope (a partial one, marked †, "
+            "is left out); mean rank: the columns ranked on each dataset by slope (1 = "
+            f"flattest, ties share their average rank), averaged over the {n_ranked} datasets "
+            "where every column has a complete slope.")
