@@ -64,12 +64,22 @@ def test_error_curves_end_to_end(tmp_path):
                                                                abs=1e-6)
     # The curves change from round to round (the test compares something that moves).
     assert csv[csv["algorithm"] == "GentleBoost.C"]["error_percent"].nunique() > 1
+    # A row per line in <id>_lines.csv: its grid point (params once, not on every round) and
+    # as many rounds as the line has points.
+    lines_bytes = (out / "figure3_lines.csv").read_bytes()
+    lines = pd.read_csv(out / "figure3_lines.csv")
+    assert lines[["algorithm", "part"]].values.tolist() == [["GentleBoost.C", "test"],
+                                                            ["SAMME", "test"]]
+    assert lines["n_rounds"].tolist() == [12, 7]
+    assert "max_depth=2" in lines["params"].iloc[1] and "n_rounds=7" in lines["params"].iloc[1]
+    assert "params" not in csv.columns
 
     # Re-rendered from the store: the same bytes; training and test panels on request.
     r = invoke(["report", str(cfg), "--results-dir", str(out), "--store", str(store)],
                tmp_path)
     assert r.exit_code == 0, r.output
     assert {name: (out / name).read_bytes() for name in NAMES} == drawn
+    assert (out / "figure3_lines.csv").read_bytes() == lines_bytes
     cfg2 = tmp_path / "c2.yaml"
     cfg2.write_text(CONFIG + "    parts: [train, test]\n")
     r = invoke(["report", str(cfg2), "--results-dir", str(tmp_path / "r2"),

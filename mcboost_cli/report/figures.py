@@ -3,7 +3,8 @@
 Map of the module
 -----------------
 ``write_figures``       every figure a config declares (``figures:``), as PNG, SVG and the
-                        plotted numbers as CSV
+                        plotted numbers as CSV (a curve figure: a row per point, and its
+                        lines' grid points in <id>_lines.csv)
 ``phase_curves``        the DMCBoost paper's Figure 3: training and test error per round of a
                         two-phase booster on one fold, Phase I and Phase II marked, with the
                         baselines of the same table on the same fold for comparison
@@ -184,7 +185,7 @@ def phase_curves(config, fig, planned, store, out_dir: Path, results=None) -> li
     if n1 is None:
         raise UserError(f"{config.path}: figures[{fig.id}].algorithm: {fig.algorithm} has no "
                         "Phase I / Phase II record; expected a two-phase booster (dmcboost)")
-    rows = []
+    rows, lines = [], []
     fig_, axes = plt.subplots(1, 2, figsize=(10, 3.8), constrained_layout=True)
     for ax, part, name in zip(axes, ("train", "test"), ("training error", "test error")):
         for label, (cell, curves, _) in cells.items():
@@ -194,9 +195,8 @@ def phase_curves(config, fig, planned, store, out_dir: Path, results=None) -> li
             ax.plot(x, y, lw=2.0 if main else 1.0, color="C3" if main else None,
                     alpha=1.0 if main else 0.8, label=f"{label}" + (
                         f" (n'={dict(cell.params)['n_prime']})" if main else ""))
-            rows += [{"algorithm": label, "params": ",".join(f"{k}={v}" for k, v in cell.params),
-                      "part": part, "round": int(r), "error_percent": float(v)}
-                     for r, v in zip(x, y)]
+            rows += _curve_rows(label, part, x, y)
+            lines.append(_line_row(label, cell, part, x.size))
         total = len(main_curves[part])
         ax.axvspan(0.8, n1 + 0.5, color="0.85", lw=0)
         ax.axvline(n1 + 0.5, color="C3", ls="--", lw=1)
@@ -209,14 +209,8 @@ def phase_curves(config, fig, planned, store, out_dir: Path, results=None) -> li
     axes[0].legend(fontsize=8, loc="upper right")
     title = fig.title + (" — QUICK (reduced budget)" if config.is_quick else "")
     fig_.suptitle(title, fontsize=10)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [out_dir / f"{fig.id}.png", out_dir / f"{fig.id}.svg", out_dir / f"{fig.id}.csv"]
-    # Fixed metadata so that the same numbers give the same files.
-    fig_.savefig(paths[0], dpi=120, metadata={"Software": None})
-    fig_.savefig(paths[1], metadata={"Date": None, "Creator": None})
-    plt.close(fig_)
-    pd.DataFrame(rows).to_csv(paths[2], index=False, float_format="%.6f")
-    return paths
+    return _save(plt, fig_, fig, out_dir, pd.DataFrame(rows, columns=CURVE_COLUMNS),
+                 pd.DataFrame(lines, columns=CURVE_LINE_COLUMNS))
 
 
 def error_curves(config, fig, planned, store, out_dir: Path, results=None) -> list[Path]:
@@ -226,7 +220,8 @@ def error_curves(config, fig, planned, store, out_dir: Path, results=None) -> li
     draws its 100 steps) or, with ``x_scale: log``, logarithmic (the REBEL paper's Figure 6). Each line is the stored curve of the grid point validation selected
     (under the predefined protocol: the cell's only one), up to its last round.
 
-    The CSV holds the plotted numbers: algorithm, params, part, round, error_percent.
+    The CSVs hold the plotted numbers (<id>.csv: algorithm, part, round, error_percent) and
+    the lines (<id>_lines.csv: algorithm, part, params, n_rounds).
     Returns the written paths (none, and the reason logged, while the cells are not all
     done with stored curves).
     """
@@ -235,7 +230,7 @@ def error_curves(config, fig, planned, store, out_dir: Path, results=None) -> li
     if cells is None:
         return []
     labels = [fig.algorithm] + [c for c in fig.compare if c in cells]
-    rows = []
+    rows, lines = [], []
     fig_, axes = plt.subplots(1, len(fig.parts), figsize=(max(6.4, 5.0 * len(fig.parts)), 4.0),
                               constrained_layout=True, squeeze=False)
     for ax, part in zip(axes[0], fig.parts):
@@ -245,9 +240,8 @@ def error_curves(config, fig, planned, store, out_dir: Path, results=None) -> li
             x = np.arange(1, y.size + 1)
             main = label == fig.algorithm
             ax.plot(x, y, lw=1.8 if main else 1.1, color=f"C{i}", label=label)
-            params = ",".join(f"{k}={v}" for k, v in cell.params)
-            rows += [{"algorithm": label, "params": params, "part": part, "round": int(r),
-                      "error_percent": float(v)} for r, v in zip(x, y)]
+            rows += _curve_rows(label, part, x, y)
+            lines.append(_line_row(label, cell, part, x.size))
         ax.set_xlabel("boosting round")
         ax.set_ylabel(f"{'training' if part == 'train' else 'test'} error (%)")
         ax.set_title(f"{fig.dataset}: {'training' if part == 'train' else 'test'} error",
@@ -260,20 +254,43 @@ def error_curves(config, fig, planned, store, out_dir: Path, results=None) -> li
     axes[0][0].legend(fontsize=8, loc="upper right")
     title = fig.title + ("\nQUICK (reduced budget)" if config.is_quick else "")
     fig_.suptitle(title, fontsize=9)
-    frame = pd.DataFrame(rows, columns=["algorithm", "params", "part", "round",
-                                        "error_percent"])
-    return _save(plt, fig_, fig, out_dir, frame)
+    return _save(plt, fig_, fig, out_dir, pd.DataFrame(rows, columns=CURVE_COLUMNS),
+                 pd.DataFrame(lines, columns=CURVE_LINE_COLUMNS))
 
 
-def _save(plt, fig_, fig, out_dir: Path, frame: pd.DataFrame) -> list[Path]:
-    """Write ``fig_`` as <id>.png and <id>.svg and ``frame`` as <id>.csv, with fixed metadata
-    so that the same numbers give the same files; returns the three paths."""
+# A curve figure's plotted numbers, a row per point (<id>.csv), and its lines, a row per
+# line with the grid point it shows (<id>_lines.csv): the params string is written once per
+# line rather than on every round (REBEL's 10,000-round curves made 2.6 MB files of it).
+CURVE_COLUMNS = ["algorithm", "part", "round", "error_percent"]
+CURVE_LINE_COLUMNS = ["algorithm", "part", "params", "n_rounds"]
+
+
+def _curve_rows(label: str, part: str, x: np.ndarray, y: np.ndarray) -> list[dict]:
+    """The rows of one plotted line in <id>.csv (``CURVE_COLUMNS``)."""
+    return [{"algorithm": label, "part": part, "round": int(r), "error_percent": float(v)}
+            for r, v in zip(x, y)]
+
+
+def _line_row(label: str, cell, part: str, n_rounds: int) -> dict:
+    """The row of one plotted line in <id>_lines.csv (``CURVE_LINE_COLUMNS``)."""
+    return {"algorithm": label, "part": part,
+            "params": ",".join(f"{k}={v}" for k, v in cell.params), "n_rounds": n_rounds}
+
+
+def _save(plt, fig_, fig, out_dir: Path, frame: pd.DataFrame,
+          lines: pd.DataFrame | None = None) -> list[Path]:
+    """Write ``fig_`` as <id>.png and <id>.svg and ``frame`` as <id>.csv (a curve figure also
+    ``lines`` as <id>_lines.csv), with fixed metadata so that the same numbers give the same
+    files; returns the written paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = [out_dir / f"{fig.id}.png", out_dir / f"{fig.id}.svg", out_dir / f"{fig.id}.csv"]
     fig_.savefig(paths[0], dpi=120, metadata={"Software": None})
     fig_.savefig(paths[1], metadata={"Date": None, "Creator": None})
     plt.close(fig_)
     frame.to_csv(paths[2], index=False, float_format="%.9g")
+    if lines is not None:
+        paths.append(out_dir / f"{fig.id}_lines.csv")
+        lines.to_csv(paths[3], index=False)
     return paths
 
 
