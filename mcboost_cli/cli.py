@@ -291,11 +291,14 @@ def compare(config_file, tables, only_algorithms, alpha, fmt, store_path, result
 @click.option("--retime", is_flag=True,
               help="Write the re-run's fit and CPU seconds into the file for every cell that "
                    "reproduced all its numbers (what the fits cost with today's code).")
+@click.option("--untimed", is_flag=True,
+              help="Only cells recorded without a CPU time (fits from before 2026-11-25); "
+                   "with --all --retime, measure what they cost.")
 @click.option("--mirror", default=None, metavar="URL|DIR", help="Dataset mirror.")
 @click.option("--offline", is_flag=True, help="Never use the network.")
 @_SOURCE_OPTION
 def recheck(config_file, cells_file, n_sample, max_seconds, every, only_datasets,
-            only_algorithms, retime, mirror, offline, sources):
+            only_algorithms, retime, untimed, mirror, offline, sources):
     """Re-run a fixed sample of CONFIG's committed cells; exit 1 if any number differs.
 
     Every re-run cell must reproduce its reported round, its number of rounds and its
@@ -306,7 +309,7 @@ def recheck(config_file, cells_file, n_sample, max_seconds, every, only_datasets
                                 max_seconds=max_seconds, mirror=mirror, offline=offline,
                                 sources=_source_mapping(sources), only_datasets=only_datasets,
                                 only_algorithms=only_algorithms, every=every, retime=retime,
-                                log=_echo_err)
+                                untimed=untimed, log=_echo_err)
     for m in result.mismatches:
         click.echo(f"differs: {m.describe}: {m.column} committed {m.committed or 'none'}, "
                    f"re-run {m.rerun or 'none'}")

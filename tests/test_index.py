@@ -74,7 +74,7 @@ def test_a_fit_shared_by_two_configs_counts_once(tmp_path):
     total = re.search(r"\*\*all papers\*\* \(distinct fits\) \| (\d+) / (\d+) \| "
                       r"\*\*([\d.]+)\*\*", compute)
     # The distinct done fits of every config's plan, straight from the committed files.
-    keys, seconds = set(), {}
+    keys, seconds, untimed = set(), {}, {}
     for c in CONFIGS:
         config = load_config(REPO / c)
         plan = {pc.cell.key for pc in expand(config)}
@@ -83,9 +83,18 @@ def test_a_fit_shared_by_two_configs_counts_once(tmp_path):
         keys |= set(frame["key"])
         seconds.update(zip(frame["key"], pd.to_numeric(frame["cpu_seconds"],
                                                         errors="coerce").fillna(0.0)))
+        no_cpu = frame[pd.to_numeric(frame["cpu_seconds"], errors="coerce").isna()]
+        untimed.update(zip(no_cpu["key"], pd.to_numeric(no_cpu["fit_seconds"],
+                                                        errors="coerce").fillna(0.0)))
         assert per_config[c][0] == frame["key"].nunique()
     assert int(total.group(1)) == len(keys)
     assert float(total.group(3)) == round(sum(seconds.values()) / 3600, 2)
+    # The fits without a CPU time are counted apart with their wall-clock hours, not hidden
+    # as 0 CPU hours.
+    shown = re.search(r"\*\*all papers\*\* .*\| (\d+)(?: \(([\d.]+)\))? \|$", compute, re.M)
+    assert int(shown.group(1)) == len(untimed)
+    if untimed:
+        assert float(shown.group(2)) == round(sum(untimed.values()) / 3600, 2)
     # uci.yaml and noise.yaml write one cells.csv, and their plans do not overlap, so the
     # total is their sum; it would double a shared fit if the files were summed instead.
     assert int(total.group(1)) <= sum(n for n, _ in per_config.values())

@@ -808,6 +808,22 @@ def test_tables_config_run_recheck_import(tmp_path, mirror_env):
     assert r.exit_code == 0, r.output
     n_samme = int((cells["algorithm"] == "samme").sum())
     assert f"{n_samme} cells" in r.stderr and "(samme on" in r.stderr
+    # --untimed takes only the cells recorded without a CPU time (fits from before it was
+    # recorded) and, with --retime, gives them one; the other rows keep theirs.
+    untimed = cells.copy()
+    keys = list(untimed["key"].iloc[[0, 3]])
+    untimed.loc[untimed["key"].isin(keys), ["cpu_seconds", "machine"]] = ""
+    copy.write_text(untimed.to_csv(index=False))
+    r = invoke(["recheck", str(cfg), "--cells", str(copy), "--all", "--untimed", "--retime"],
+               tmp_path)
+    assert r.exit_code == 0 and "2 cells" in r.stderr, r.output
+    after = read_cells(copy)
+    again = after["key"].isin(keys)
+    assert (pd.to_numeric(after.loc[again, "cpu_seconds"]) >= 0).all()
+    assert after.loc[~again].equals(untimed.loc[~again].astype(str).reset_index(drop=True)
+                                    .set_axis(after.loc[~again].index))
+    r = invoke(["recheck", str(cfg), "--cells", str(copy), "--all", "--untimed"], tmp_path)
+    assert r.exit_code == 2 and "no recorded cell without a CPU time" in r.output, r.output
 
     # A dry run with --import-results counts what it would take and writes nothing.
     out2, store2 = tmp_path / "out2", tmp_path / "fresh.sqlite"

@@ -11,7 +11,8 @@ results of the reproduction configs in one Markdown section:
 - one row per figure with its files;
 - per experiment and in total, the fits done of those planned and the CPU hours they took
   (``cpu_seconds`` of ``cells.csv``, each fit counted once even when two configs share an
-  experiment's per-cell file).
+  experiment's per-cell file), and apart, the fits recorded without a CPU time with their
+  wall-clock hours.
 
 The numbers are computed by ``runner.experiment.index_experiments`` from ``cells.csv``
 alone (not the local result store), so a clean clone writes the same index. This module only
@@ -62,6 +63,10 @@ class ExperimentEntry:
     n_fits_done: int
     n_fits_planned: int
     cpu_seconds: float
+    # Done fits without a CPU time (recorded before 2026-11-25) and their wall-clock seconds,
+    # which ``cpu_seconds`` does not include.
+    n_fits_untimed: int = 0
+    untimed_wall_seconds: float = 0.0
     readme: str | None = None       # the experiment's README, relative to the index file
 
 
@@ -73,6 +78,8 @@ class Index:
     total_cpu_seconds: float
     total_fits_done: int
     total_fits_planned: int
+    total_fits_untimed: int = 0
+    total_untimed_wall_seconds: float = 0.0
     machines: tuple[str, ...] = field(default_factory=tuple)
 
 
@@ -103,6 +110,10 @@ def _significance(t: TableEntry) -> str:
 
 def _hours(seconds: float) -> str:
     return f"{seconds / 3600.0:.2f}"
+
+
+def _untimed(n: int, wall_seconds: float) -> str:
+    return f"{n} ({_hours(wall_seconds)})" if n else "0"
 
 
 def render_index(index: Index) -> str:
@@ -136,13 +147,18 @@ def render_index(index: Index) -> str:
         out.append("")
     out += ["## Compute", "",
             "CPU hours of the committed fits (`cpu_seconds` of each `cells.csv`, every fit "
-            "counted once).", "",
-            "| paper (config) | fits done / planned | CPU hours |", "|---|---:|---:|"]
+            "counted once). Fits recorded before CPU time was (2026-11-25) have only their "
+            "wall-clock `fit_seconds`: they are counted apart, in the last column, and not in "
+            "the CPU hours.", "",
+            "| paper (config) | fits done / planned | CPU hours | fits without CPU time "
+            "(their wall-clock hours) |", "|---|---:|---:|---:|"]
     for e in index.experiments:
         out.append(f"| {e.title} (`{e.config_path}`) | {e.n_fits_done} / {e.n_fits_planned} "
-                   f"| {_hours(e.cpu_seconds)} |")
+                   f"| {_hours(e.cpu_seconds)} "
+                   f"| {_untimed(e.n_fits_untimed, e.untimed_wall_seconds)} |")
     out.append(f"| **all papers** (distinct fits) | {index.total_fits_done} / "
-               f"{index.total_fits_planned} | **{_hours(index.total_cpu_seconds)}** |")
+               f"{index.total_fits_planned} | **{_hours(index.total_cpu_seconds)}** "
+               f"| {_untimed(index.total_fits_untimed, index.total_untimed_wall_seconds)} |")
     out.append("")
     if index.machines:
         out += [f"Machines the fits ran on: {'; '.join(index.machines)}.", ""]

@@ -769,7 +769,8 @@ def recheck_experiment(config: ExperimentConfig | str | os.PathLike, *, cells_fi
                        n_sample: int = 12, max_seconds: float = 5.0, mirror: str | None = None,
                        offline: bool = False, sources: Mapping[str, str] | None = None,
                        only_datasets=None, only_algorithms=None, every: bool = False,
-                       retime: bool = False, log: Log | None = None) -> RecheckResult:
+                       retime: bool = False, untimed: bool = False,
+                       log: Log | None = None) -> RecheckResult:
     """Re-run a fixed sample of a config's recorded cells (``mcboost recheck``).
 
     Every re-run cell must reproduce its reported round, its number of rounds and its
@@ -793,6 +794,8 @@ def recheck_experiment(config: ExperimentConfig | str | os.PathLike, *, cells_fi
         Write the re-run's timings (fit and CPU seconds, machine) into the file for every
         cell that reproduced all its numbers (``reference.write_timings``): the file then
         says what the fits cost today, e.g. after a speed-up that changed no number.
+    untimed : bool
+        Only cells recorded without a CPU time (fits from before CPU time was recorded).
     mirror, offline, sources, log
         As for ``run_experiment``.
 
@@ -812,12 +815,17 @@ def recheck_experiment(config: ExperimentConfig | str | os.PathLike, *, cells_fi
     plan = narrow(config, _names(only_datasets), _names(only_algorithms))
     plan_keys = {pc.cell.key for pc in expand(plan)}
     frame = frame[frame["key"].isin(plan_keys)]
+    if untimed:
+        import pandas as pd
+        frame = frame[pd.to_numeric(frame["cpu_seconds"], errors="coerce").isna()]
     sample = (frame.sort_values("key", kind="stable") if every
               else sample_cells(frame, n_sample, max_seconds))
     if sample.empty:
         if every:
-            raise UserError(f"{path}: no recorded cell of {config.path} among the datasets and "
-                            "algorithms asked for; check --datasets and --algorithms")
+            which = " without a CPU time" if untimed else ""
+            raise UserError(f"{path}: no recorded cell{which} of {config.path} among the "
+                            "datasets and algorithms asked for; check --datasets and "
+                            "--algorithms" + (" (or leave out --untimed)" if untimed else ""))
         raise UserError(f"{path}: no cell of {config.path} with a recorded fit time of at most "
                         f"{max_seconds:g} s to re-run; raise --max-seconds")
     datasets = sorted(set(sample["dataset"]))
@@ -879,7 +887,7 @@ def index_experiments(config_files, output="results/README.md",
     from .store import empty_frame
     log = log or _print_to_stderr
     output = Path(output)
-    entries, seen_cpu, seen_planned, machines = [], {}, set(), []
+    entries, seen_cpu, seen_untimed, seen_planned, machines = [], {}, {}, set(), []
     for config_file in config_files:
         config = load_experiment(config_file)
         planned = expand(config)
@@ -926,23 +934,34 @@ def index_experiments(config_files, output="results/README.md",
             files = sorted(p.name for ext in ("png", "svg")
                            for p in out_dir.glob(f"{fig.id}.{ext}"))
             figures.append((fig.id, fig.title, tuple(str(rel / f) for f in files)))
-        cpu = 0.0
-        n_done = 0
+        cpu = untimed_wall = 0.0
+        n_done = n_untimed = 0
         if done is not None and len(done):
-            seconds = pd.to_numeric(done["cpu_seconds"], errors="coerce").fillna(0.0)
+            cpu_seconds = pd.to_numeric(done["cpu_seconds"], errors="coerce")
+            seconds = cpu_seconds.fillna(0.0)
             cpu = float(seconds.sum())
             n_done = len(done)
             seen_cpu.update(zip(done["key"], seconds))
+            # Fits recorded before CPU time was (2026-11-25) have only their wall clock: kept
+            # apart, so the CPU hours are not understated silently.
+            untimed = cpu_seconds.isna()
+            n_untimed = int(untimed.sum())
+            wall = pd.to_numeric(done.loc[untimed, "fit_seconds"], errors="coerce").fillna(0.0)
+            untimed_wall = float(wall.sum())
+            seen_untimed.update(zip(done.loc[untimed, "key"], wall))
             machines += [m for m in done["machine"].unique() if m and m not in machines]
         seen_planned.update(keys)
         readme = out_dir / "README.md"
         entries.append(ExperimentEntry(
             config_path=str(config.path), experiment=config.experiment, title=config.title,
             tables=tuple(tables), figures=tuple(figures), n_fits_done=n_done,
-            n_fits_planned=len(set(keys)), cpu_seconds=cpu,
+            n_fits_planned=len(set(keys)), cpu_seconds=cpu, n_fits_untimed=n_untimed,
+            untimed_wall_seconds=untimed_wall,
             readme=str(rel / "README.md") if readme.exists() else None))
     index = Index(experiments=tuple(entries), total_cpu_seconds=float(sum(seen_cpu.values())),
                   total_fits_done=len(seen_cpu), total_fits_planned=len(seen_planned),
+                  total_fits_untimed=len(seen_untimed),
+                  total_untimed_wall_seconds=float(sum(seen_untimed.values())),
                   machines=tuple(machines))
     try:
         return write_index(output, render_index(index))
