@@ -1056,6 +1056,140 @@ def test_phase1_pair_grows_both_proposals(two_pass):
     assert min(seen.values()) >= 5, seen
 
 
+def _eager_rows(cnt, tot, u):
+    """The error prefixes of every label, made from the per-bin counts (naive twin)."""
+    K, F, B = cnt.shape
+    pe = np.zeros((K, F, B), np.int64)
+    rc = np.zeros((K, F, B), np.int64)
+    for k in range(K):
+        for f in range(F):
+            for v in range(u[f] - 1):
+                pe[k, f, v] = cnt[k, f, :v + 1].sum()
+                rc[k, f, v] = tot[k] - pe[k, f, v]
+    return pe, rc
+
+
+def test_lazy_error_rows_give_the_eager_rows_and_bound():
+    # _count_rows remakes a stale row only where it can raise the filter bound Q (a right
+    # turn since it was made) or is read at every position (ROW_NEEDED); a row stale by
+    # rises alone is read through _left_count. Against every row remade from the counts:
+    # the same Q entries and the same prefixes, on both lines, after random 0-1 events.
+    rng = np.random.default_rng(8)
+    skipped = 0
+    for it in range(300):
+        # (B = 40 sometimes: past ROW_SUM_MAX bins a stale row is remade where read.)
+        # (K > EAGER_ROWS_MAX + 1 and many events: enough stale labels to leave some stale.)
+        K, F = int(rng.integers(p1.EAGER_ROWS_MAX + 2, 13)), int(rng.integers(1, 4))
+        B = 40 if it % 5 == 0 else int(rng.integers(2, 7))
+        n = int(rng.integers(1, 30))
+        sweep = it % 2
+        u = rng.integers(1, B + 1, F).astype(np.int64)
+        xw = np.stack([rng.integers(0, u[f], n) for f in range(F)], axis=1)
+        wrong = rng.random((n, K)) < 0.5
+        cnt = np.zeros((K, F, B), np.int64)
+        for i in range(n):
+            for k in range(K):
+                if wrong[i, k]:
+                    cnt[k, np.arange(F), xw[i]] += 1
+        tot = wrong.sum(axis=0).astype(np.int64)
+        pe, rc = _eager_rows(cnt, tot, u)
+        LT1 = rng.integers(0, n + 2, (K, F, B)).astype(np.int64)
+        LT2 = rng.integers(0, n + 2, (K, F, B)).astype(np.int64)
+        own = pe if sweep == 0 else rc
+        LT = LT1 if sweep == 0 else LT2
+        Q = np.full((F, B), -(2 ** 40), np.int64)
+        for f in range(F):
+            for v in range(u[f] - 1):
+                # Exact after an examination, or above that (raised since).
+                Q[f, v] = (LT[:, f, v] - own[:, f, v]).max() + int(rng.integers(0, 2))
+        dirty = np.zeros(K, np.int64)
+        for _ in range(int(rng.integers(0, 4 * K))):
+            i, k = int(rng.integers(n)), int(rng.integers(K))
+            d = 1 if not wrong[i, k] else -1       # a rise or a right turn
+            wrong[i, k] = not wrong[i, k]
+            cnt[k, np.arange(F), xw[i]] += d
+            tot[k] += d
+            dirty[k] |= p1.ROW_STALE if d == 1 else p1.ROW_STALE | p1.ROW_RAISE
+        need = rng.random(K) < 0.3
+        dirty[need] |= p1.ROW_NEEDED
+        lazy = [a.copy() for a in (pe, rc, dirty, Q)]
+        eager = [a.copy() for a in (pe, rc, dirty | p1.ROW_NEEDED, Q)]
+        for rows in (lazy, eager):
+            p1._count_rows(u, cnt, rows[0], rows[1], rows[2], tot, sweep, LT1, LT2, rows[3])
+        pe_e, rc_e = _eager_rows(cnt, tot, u)
+        np.testing.assert_array_equal(lazy[3], eager[3])
+        for k in range(K):
+            stale = bool(lazy[2][k] & p1.ROW_STALE)
+            skipped += stale
+            assert not stale or not dirty[k] & (p1.ROW_RAISE | p1.ROW_NEEDED)
+            if (dirty & p1.ROW_STALE > 0).sum() <= p1.EAGER_ROWS_MAX:
+                assert not stale          # few stale labels: every one remade
+            for f in range(F):
+                for v in range(u[f] - 1):
+                    got = p1._left_count(u, cnt, lazy[0], lazy[1], lazy[2], tot, k, f, v)
+                    assert got == pe_e[k, f, v]
+                    if not stale:
+                        assert lazy[0][k, f, v] == pe_e[k, f, v]
+                        assert lazy[1][k, f, v] == rc_e[k, f, v]
+    assert skipped >= 100
+
+
+def lazy_rows_problem(rng):
+    """A state whose root keeps its error rows lazily (|S| K >= LAZY_EVENTS_PER_POS R):
+    many labels and most examples right (few axis points), so many 0-1 events per
+    position."""
+    n = int(rng.integers(20, 40))
+    K = int(rng.integers(9, 13))
+    F = int(rng.integers(1, 4))
+    nb = int(rng.integers(2, 6))
+    X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
+    scores, c = ensemble_state(rng, n, K, int(rng.integers(2, 7)), False)
+    y = rng.integers(0, K, n).astype(np.int32)
+    agree = rng.random(n) < 0.85
+    y[agree] = scores.argmax(axis=1)[agree]
+    return X, np.full(F, nb, np.int32), scores, y, c, K
+
+
+@pytest.mark.parametrize("two_pass", [None, False, True])
+def test_phase1_lazy_error_rows_grow_the_eager_trees(two_pass):
+    # The node search with lazy error-prefix rows (the default) and with every stale row
+    # remade at each visited position (eager_rows): the same trees, both placements and the
+    # pair, and brute force's, on states whose root keeps its rows lazily (counted: a
+    # search that never went lazy would pass vacuously).
+    rng = np.random.default_rng(31)
+    lazy_roots = 0
+    for it in range(40):
+        if it % 4 == 0:
+            X, n_bins, scores, y, c, K = placement_problem(rng)
+        else:
+            X, n_bins, scores, y, c, K = lazy_rows_problem(rng)
+        depth = int(rng.integers(1, 4))
+        trees = []
+        for eager in (False, True):
+            ws = ZeroOneWorkspace(len(y), X.shape[1], X.max() + 1, K, depth)
+            got = []
+            for cut in (False, True):
+                m = p1.grow_zero_one_tree(ws, X, y, n_bins, scores, c, two_pass=two_pass,
+                                          cut_aware=cut, eager_rows=eager)
+                got.append(_tree_of(ws, m))
+            m, status = p1.grow_phase1_pair(ws, X, y, n_bins, scores, c, two_pass=two_pass,
+                                            eager_rows=eager)
+            got.append(_tree_of(ws, m))
+            if status != p1.PAIR_SAME:
+                m = p1.resume_cut_tree(ws, X, y, n_bins, scores, status, c,
+                                       two_pass=two_pass, eager_rows=eager)
+                got.append(_tree_of(ws, m))
+            trees.append(got)
+            lazy_roots += (not eager) and len(y) * K >= p1.LAZY_EVENTS_PER_POS * \
+                ws._phase1_scratch.R
+        assert trees[0] == trees[1]
+        nodes, vote = nz.grow_tree_naive(X, y, n_bins, scores, depth, c=c)
+        ws = ZeroOneWorkspace(len(y), X.shape[1], X.max() + 1, K, depth)
+        same_tree(ws, p1.grow_zero_one_tree(ws, X, y, n_bins, scores, c, two_pass=two_pass),
+                  nodes, vote)
+    assert lazy_roots >= 15, lazy_roots
+
+
 def test_phase1_and_phase2_trees_on_borrowed_views_equal_the_plain_ones():
     # The growers' node searches on borrowed (reference-count-free) views of the arrays and
     # on the arrays themselves: the same trees, Phase I under both kink placements and

@@ -45,8 +45,9 @@ feature and the lowest threshold. The brute-force twin is
 
 Cost per node: O(n + R) for the rest of the tree (R = axis length), O(|S| K F) events, then
 per sweep a scan of the node's thresholds (non-empty bins only) at the first position of each
-stretch between two 0-1 events of S, the labels' error prefixes recomputed there when they
-changed, and a cell loss only where a candidate's error equals its smallest (or running
+stretch between two 0-1 events of S, the labels' error prefixes recomputed there when a
+right turn changed them (or they are read at every position; ``_count_rows``), and a cell
+loss only where a candidate's error equals its smallest (or running
 smallest) error; ``best_split_phase1`` says which cuts keep every result unchanged.
 
 References
@@ -86,6 +87,28 @@ VISIT_COST = 8.0
 KIND_KINK = 0
 KIND_RIGHT = 1
 KIND_RISE = 2
+
+# The state of a label's error-prefix rows (pe, rc) in a sweep, bits of ``dirty[k]``
+# (``_count_rows``): ROW_STALE, 0-1 events have moved k's per-bin counts since the rows were
+# made; ROW_RAISE, one of them turned a wrong example right (k's own errors fell somewhere,
+# so its slacks L - own may have risen and the filter bound Q must see them); ROW_NEEDED, the
+# rows are read at every visited position (line 7: S's label r, the rest of S_right; line 9:
+# the k_left labels). A row stale by rises alone is neither remade nor read: where its
+# entries are needed — the own errors of the few (feature, threshold) pairs that pass the
+# filter — they are summed from its counts (``_left_count``).
+ROW_STALE = 1
+ROW_RAISE = 2
+ROW_NEEDED = 4
+# A stale row's entry at threshold index v is summed from v + 1 bins when v < ROW_SUM_MAX;
+# past that the row is remade instead (then read), so a feature of many bins costs at most
+# what remaking every stale row did (speed only: the same integers either way).
+ROW_SUM_MAX = 32
+# A position with at most this many stale labels remakes them all (the eager rule): small
+# nodes see few 0-1 events per position, and there reading the rows is cheaper than summing
+# (speed only: either rule gives the same Q and counts, ``_count_rows``).
+EAGER_ROWS_MAX = 4
+# A node keeps rows lazily only when |S| K >= LAZY_EVENTS_PER_POS R (``best_split_phase1``).
+LAZY_EVENTS_PER_POS = 32
 
 # Steps a guided search (``_guided_search``) walks from its guess before it falls back to a
 # binary search.
@@ -563,7 +586,7 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
     K, F, _ = sa.shape
     for k in range(K):
         tot[k] = 0
-        dirty[k] = False
+        dirty[k] = 0
         for f in range(F):
             for w in range(u[f]):
                 cnt[k, f, w] = 0
@@ -658,16 +681,32 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
 
 @njit(cache=True, nogil=True, inline="always")
 def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q):
-    """Bring the error prefixes of the labels with 0-1 events since their last update (dirty)
-    up to date; the filter bound Q (``best_split_phase1``) is raised by the labels' new slacks
+    """Bring the error prefixes of the stale labels (0-1 events since their last update) up
+    to date where they can raise the filter bound Q (``ROW_RAISE``) or are read at every
+    position (``ROW_NEEDED``); Q (``best_split_phase1``) is raised by the labels' new slacks
     L - own (own: pe on line 7, rc on line 9), so it stays >= max_k (L - own_k). LT1, LT2
     are L1, L2 laid out (label, feature, threshold), kept equal to them by every write, so
-    that a label's row is read in sequence here."""
+    that a label's row is read in sequence here.
+
+    A label stale by rises alone (correct examples turning wrong) is left stale: a rise at
+    bin w adds 1 to pe[k, f, v] for v >= w (line 7's own) and to rc[k, f, v] for v < w
+    (line 9's own; tot[k] grows by 1), so no own error falls and no slack rises — its
+    remade rows would raise no Q entry (each is >= the slack it had when last made, or, if
+    examined since, its exact slack then). So Q takes the same values as when every stale
+    row is remade (the eager rule, ``ROW_NEEDED`` on every label), and so does every
+    listing; the rows' values are read through ``_left_count``. When at most
+    ``EAGER_ROWS_MAX`` labels are stale, all of them are remade (nothing is left stale)."""
     K, F, _ = cnt.shape
+    n_stale = 0
     for k in range(K):
-        if not dirty[k]:
+        if dirty[k] & ROW_STALE:
+            n_stale += 1
+    every = n_stale <= EAGER_ROWS_MAX
+    for k in range(K):
+        d = dirty[k]
+        if not (d & ROW_STALE) or not (every or d & (ROW_RAISE | ROW_NEEDED)):
             continue
-        dirty[k] = False
+        dirty[k] = d & ROW_NEEDED
         tk = tot[k]
         for f in range(F):
             c = 0
@@ -681,6 +720,54 @@ def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q):
                     sl = LT2[k, f, v] - (tk - c)
                 if sl > Q[f, v]:
                     Q[f, v] = sl
+
+
+@njit(cache=True, nogil=True)
+def _remake_row(u, cnt, pe, rc, dirty, tot, k):
+    """Remake label k's error prefixes (pe, rc) from its per-bin counts, as ``_count_rows``
+    does but without touching Q: called only for a row stale by rises alone, whose slacks
+    raise no Q entry (``_count_rows``)."""
+    tk = tot[k]
+    for f in range(cnt.shape[1]):
+        c = 0
+        for v in range(u[f] - 1):
+            c += cnt[k, f, v]
+            pe[k, f, v] = c
+            rc[k, f, v] = tk - c
+    dirty[k] &= ROW_NEEDED
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _left_count(u, cnt, pe, rc, dirty, tot, k, f, v):
+    """pe[k, f, v] as ``_count_rows`` would make it now: read from the row when it is up to
+    date, else summed from k's per-bin counts (bins 0..v; from ``ROW_SUM_MAX`` bins on the
+    row is remade, ``_remake_row``): the same integers."""
+    if dirty[k] & ROW_STALE:
+        if v < ROW_SUM_MAX:
+            c = 0
+            for b in range(v + 1):
+                c += cnt[k, f, b]
+            return c
+        _remake_row(u, cnt, pe, rc, dirty, tot, k)
+    return pe[k, f, v]
+
+
+@njit(cache=True, nogil=True)
+def _mark_needed(dirty, sweep, r, kleft, u, eager):
+    """After a sweep's ``_reset_sweep``: the labels whose rows are read at every visited
+    position (line 7: S's label r, the rest of S_right; line 9: every k_left, the part of
+    S_left) are kept up to date (``ROW_NEEDED``); ``eager``: every label, the rule before
+    lazy rows."""
+    K = dirty.shape[0]
+    if eager:
+        for k in range(K):
+            dirty[k] |= ROW_NEEDED
+    elif sweep == 0:
+        dirty[r] |= ROW_NEEDED
+    else:
+        for f in range(u.shape[0]):
+            for v in range(u[f] - 1):
+                dirty[kleft[f, v]] |= ROW_NEEDED
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -720,6 +807,8 @@ def _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid,
     b = jpos[3 * j + KIND_KINK]
     for kind in range(KIND_RIGHT, KIND_RISE + 1):
         d = 1 if kind == KIND_RISE else -1
+        # (a right turn lowers an own error: the rows must raise Q, ``_count_rows``)
+        flag = ROW_STALE if kind == KIND_RISE else ROW_STALE | ROW_RAISE
         e = jpos[3 * j + kind]
         for q in range(b, e):
             i = ev_i[q]
@@ -727,7 +816,7 @@ def _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid,
             tot[k] += d
             if not any_valid:
                 continue
-            dirty[k] = True
+            dirty[k] |= flag
             for f in range(F):
                 cnt[k, f, xw[i, f]] += d
         b = e
@@ -869,8 +958,9 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
       when an own_k falls, recomputed exactly whenever (f, v) is examined), so a (f, v) with
       m + rest(f, v) > Q[f, v] has no candidate with e <= L and is skipped;
     * error counts are kept per bin and a label's threshold prefixes recomputed once per
-      stretch when it had 0-1 events; loss prefix sums are memoised per (label, feature)
-      until that label's sums change;
+      stretch when a right turn changed them (rises alone cannot raise Q: the prefixes are
+      then summed from the counts where read; ``_count_rows``); loss prefix sums are
+      memoised per (label, feature) until that label's sums change;
     * pass A (errors only) finds every candidate's smallest error L first, so pass B computes
       cell losses only at positions with e = L (the fold restarts at the first such position,
       as the running fold's unconditional replacement does); without pass A, pass B folds at
@@ -952,6 +1042,10 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
     # candidates at e <= running L and at e = final L, at the stretches' first positions)
     # and the next node takes the cheaper mode (mstat[0]); the results are the same.
     two_pass = mstat[0] > 0.5 if mstat[2] < 0.0 else mstat[2] > 0.5
+    # Lazy error-prefix rows (``_count_rows``) where S has many 0-1 events per axis position
+    # (at most |S| K of them); a smaller node, and mstat[3] = 1 (tests), remakes every
+    # stale row at each visited position and reads the rows alone (speed only).
+    eager_rows = mstat[3] > 0.5 or (end - start) * K < LAZY_EVENTS_PER_POS * R
     tsum = 0
     for f in range(F):
         if u[f] > 1:
@@ -976,6 +1070,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, False, sa,
                          sc, sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver, saved,
                          False)
+            _mark_needed(dirty, sweep, r, kleft, u, eager_rows)
             for f in range(F):
                 for v in range(u[f] - 1):
                     Q[f, v] = _BIG
@@ -1003,7 +1098,12 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                             continue      # no label lowers its error here
                         qn = -_BIG
                         for k in range(K):
-                            own = pe[k, f, v] if sweep == 0 else rc[k, f, v]
+                            if dirty[k] & ROW_STALE:
+                                own = _left_count(u, cnt, pe, rc, dirty, tot, k, f, v)
+                                if sweep == 1:
+                                    own = tot[k] - own
+                            else:
+                                own = pe[k, f, v] if sweep == 0 else rc[k, f, v]
                             e = base + own
                             if sweep == 0:
                                 lk = L1[f, v, k]
@@ -1040,6 +1140,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, True, sa, sc,
                      sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver, saved, sweep > 0)
         if any_valid:
+            _mark_needed(dirty, sweep, r, kleft, u, eager_rows)
             for k in range(K):
                 kdone[k] = 0
                 for f in range(F):
@@ -1133,7 +1234,11 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                                     continue
                                 qn = -_BIG
                                 for k in range(K):
-                                    own = pe[k, f, v]
+                                    if dirty[k] & ROW_STALE:
+                                        own = _left_count(u, cnt, pe, rc, dirty, tot, k, f,
+                                                          v)
+                                    else:
+                                        own = pe[k, f, v]
                                     e = base + own
                                     lk = L1[f, v, k]
                                     if e <= lk:
@@ -1161,7 +1266,11 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                                     continue
                                 qn = -_BIG
                                 for k in range(K):
-                                    own = rc[k, f, v]
+                                    if dirty[k] & ROW_STALE:
+                                        own = tot[k] - _left_count(u, cnt, pe, rc, dirty,
+                                                                   tot, k, f, v)
+                                    else:
+                                        own = rc[k, f, v]
                                     e = base + own
                                     lk = L2[f, v, k]
                                     if e <= lk:
@@ -1665,12 +1774,13 @@ class Phase1Scratch:
         self.Q = np.zeros((F, B), np.int64)
         self.lst = np.zeros((max(F * B * K, 1), 4), np.int64)
         self.cnt = np.zeros((K, F, B), np.int64)
-        self.dirty = np.zeros(K, np.bool_)
+        self.dirty = np.zeros(K, np.int64)     # ROW_* bits per label (_count_rows)
         self.vcnt = np.zeros((F, B, K), np.int64)
         # [0]: the next node finds the smallest errors first (1.0) or not; [1]: the cost of
         # a candidate's cell loss in threshold scans (the mode rule of best_split_phase1);
-        # [2]: -1 (that rule), or 0 / 1 to force one mode (tests).
-        self.mstat = np.array([1.0, VISIT_COST, -1.0])
+        # [2]: -1 (that rule), or 0 / 1 to force one mode (tests); [3]: 1 remakes every
+        # stale error-prefix row at each visited position (tests; ``_count_rows``).
+        self.mstat = np.array([1.0, VISIT_COST, -1.0, 0.0])
         # The kinks of a cell's left half (half_cell_flags, _half_bucket); hon (index 11):
         # the kink placement of the key, 0 midpoint, 1 cut-aware, 2 both (grow_phase1_pair),
         # with the cut-aware keys beside the midpoint ones (X1c, X2c, xsc) and dstat: [0] the
@@ -1745,9 +1855,10 @@ def _run_grower(ws, s, X_binned, y, n_bins, scores, R, unit, resume, borrow_view
     return int(ws.n_nodes[0])
 
 
-def _prepare(ws, X_binned, y, scores, unit, two_pass, half_flags):
+def _prepare(ws, X_binned, y, scores, unit, two_pass, half_flags, eager_rows=False):
     s = _scratch(ws, X_binned.shape[0], X_binned.shape[1])
     s.mstat[2] = -1.0 if two_pass is None else float(bool(two_pass))
+    s.mstat[3] = float(bool(eager_rows))
     R = int(prepare_round(scores, y, float(unit), ws.correct, ws.rank, ws.s_idx, ws.axis,
                           ws.ref, ws.em, ws.kink_pos, ws.ew, s.gax, s.grf))
     if half_flags:
@@ -1758,7 +1869,7 @@ def _prepare(ws, X_binned, y, scores, unit, two_pass, half_flags):
 
 
 def grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pass=None,
-                       cut_aware=False, borrow_views=True):
+                       cut_aware=False, borrow_views=True, eager_rows=False):
     """Grow a Phase I tree for the ensemble with training scores ``scores``; ``unit`` is the
     step of an unbounded interval whose loss has no positive minimiser (the line search's
     convention). Returns the number of nodes; the tree is in ``ws`` (a
@@ -1768,14 +1879,17 @@ def grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pa
     its candidates' smallest errors first, True / False forces it (same trees). ``cut_aware``:
     the kink placement of the key (module docstring); False, the cells' midpoints.
     ``borrow_views``: the search receives borrowed views of the arrays
-    (``_grow_phase1_views``), the same trees (False: the plain arrays, for the tests)."""
-    s, R = _prepare(ws, X_binned, y, scores, unit, two_pass, cut_aware)
+    (``_grow_phase1_views``), the same trees (False: the plain arrays, for the tests).
+    ``eager_rows`` (tests): every stale error-prefix row is remade at each visited position
+    instead of only those that can raise the filter bound or are read there
+    (``_count_rows``); the same trees."""
+    s, R = _prepare(ws, X_binned, y, scores, unit, two_pass, cut_aware, eager_rows)
     s.half[11][0] = 1 if cut_aware else 0
     return _run_grower(ws, s, X_binned, y, n_bins, scores, R, unit, False, borrow_views)
 
 
 def grow_phase1_pair(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pass=None,
-                     borrow_views=True):
+                     borrow_views=True, eager_rows=False):
     """The midpoint tree of ``grow_zero_one_tree`` (the same tree, in ``ws``), grown with the
     cut-aware keys folded beside the midpoint ones at every node, so that the cut-aware tree
     need not be grown where it is the same. Returns (n_nodes, status): ``PAIR_SAME`` when
@@ -1789,24 +1903,28 @@ def grow_phase1_pair(ws, X_binned, y, n_bins, scores, c=None, unit=1.0, two_pass
     keys are folded over the same evaluations, and a node whose choices (line 7's labels,
     line 13's split, a one-leaf root's label) agree under both is the node either tree
     grows. Only the speed differs (ALGORITHMS.md, "Speed")."""
-    s, R = _prepare(ws, X_binned, y, scores, unit, two_pass, True)
+    s, R = _prepare(ws, X_binned, y, scores, unit, two_pass, True, eager_rows)
     s.half[11][0] = 2
     m = _run_grower(ws, s, X_binned, y, n_bins, scores, R, unit, False, borrow_views)
     return m, int(s.half[15][1])
 
 
 def resume_cut_tree(ws, X_binned, y, n_bins, scores, status, c=None, unit=1.0,
-                    two_pass=None, borrow_views=True):
+                    two_pass=None, borrow_views=True, eager_rows=False):
     """After ``grow_phase1_pair`` with a status other than ``PAIR_SAME`` (the midpoint tree
     set aside by the caller): the cut-aware tree of ``grow_zero_one_tree(cut_aware=True)``,
     from the node where the two parted (``PAIR_RESUME``) or from the start
-    (``PAIR_RESTART``). Returns its number of nodes; the tree is in ``ws``."""
-    if status == PAIR_RESTART:
-        return grow_zero_one_tree(ws, X_binned, y, n_bins, scores, c, unit, two_pass,
-                                  cut_aware=True, borrow_views=borrow_views)
-    if status != PAIR_RESUME:
+    (``PAIR_RESTART``). Returns its number of nodes; the tree is in ``ws``.
+
+    Either way on the round data the pair prepared (``prepare_round`` and the half-cell
+    flags, which no grower writes; the scores have not changed): a restart is
+    ``grow_zero_one_tree(cut_aware=True)`` without preparing the same round again."""
+    if status not in (PAIR_RESUME, PAIR_RESTART):
         raise ValueError(f"status must be PAIR_RESUME or PAIR_RESTART, got {status!r}")
     s = _scratch(ws, X_binned.shape[0], X_binned.shape[1])
     s.mstat[2] = -1.0 if two_pass is None else float(bool(two_pass))
+    s.mstat[3] = float(bool(eager_rows))
     s.half[11][0] = 1
-    return _run_grower(ws, s, X_binned, y, n_bins, scores, s.R, unit, True, borrow_views)
+    s.half[15][1] = PAIR_SAME
+    return _run_grower(ws, s, X_binned, y, n_bins, scores, s.R, unit,
+                       status == PAIR_RESUME, borrow_views)
