@@ -254,14 +254,20 @@ def placement_problem(rng):
     """A random state where the two kink placements of the Phase I key often disagree: real
     weights over several rounds and labels mostly the ensemble's top label, so many examples
     are right by small margins and many candidates' intervals end inside an axis cell."""
-    n = int(rng.integers(8, 30))
-    K = int(rng.integers(2, 5))
+    return _mostly_top_label_problem(rng, (8, 30), (2, 5), (2, 5), (3, 9), 0.7)
+
+
+def _mostly_top_label_problem(rng, n_range, k_range, nb_range, rounds_range, p_agree):
+    """A random binned state whose labels are the ensemble's top label with probability
+    ``p_agree`` (else uniform): (X, n_bins, scores, y, c, K), sizes drawn from the ranges."""
+    n = int(rng.integers(*n_range))
+    K = int(rng.integers(*k_range))
     F = int(rng.integers(1, 4))
-    nb = int(rng.integers(2, 5))
+    nb = int(rng.integers(*nb_range))
     X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
-    scores, c = ensemble_state(rng, n, K, int(rng.integers(3, 9)), False)
+    scores, c = ensemble_state(rng, n, K, int(rng.integers(*rounds_range)), False)
     y = rng.integers(0, K, n).astype(np.int32)
-    agree = rng.random(n) < 0.7
+    agree = rng.random(n) < p_agree
     y[agree] = scores.argmax(axis=1)[agree]
     return X, np.full(F, nb, np.int32), scores, y, c, K
 
@@ -1138,16 +1144,7 @@ def lazy_rows_problem(rng):
     """A state whose root keeps its error rows lazily (|S| K >= LAZY_EVENTS_PER_POS R):
     many labels and most examples right (few axis points), so many 0-1 events per
     position."""
-    n = int(rng.integers(20, 40))
-    K = int(rng.integers(9, 13))
-    F = int(rng.integers(1, 4))
-    nb = int(rng.integers(2, 6))
-    X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
-    scores, c = ensemble_state(rng, n, K, int(rng.integers(2, 7)), False)
-    y = rng.integers(0, K, n).astype(np.int32)
-    agree = rng.random(n) < 0.85
-    y[agree] = scores.argmax(axis=1)[agree]
-    return X, np.full(F, nb, np.int32), scores, y, c, K
+    return _mostly_top_label_problem(rng, (20, 40), (9, 13), (2, 6), (2, 7), 0.85)
 
 
 @pytest.mark.parametrize("two_pass", [None, False, True])
