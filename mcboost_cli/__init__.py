@@ -12,3 +12,9 @@ Layers (one sub-package each, see ``README.md`` and ``ALGORITHMS.md``):
 """
 
 __version__ = "0.1.0"
+
+# Compiled kernels are cached per version of their sources (numba's own cache can keep a
+# kernel whose callee in another module changed); before anything imports numba.
+from ._kernel_cache import use_kernel_cache_dir as _use_kernel_cache_dir  # noqa: E402
+
+_use_kernel_cache_dir()

@@ -1,0 +1,61 @@
+"""The compiled kernels' cache folder follows their sources (``mcboost_cli._kernel_cache``):
+a change of any kernel source gives a new folder, a change elsewhere does not, and a user's
+``NUMBA_CACHE_DIR`` wins."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from mcboost_cli._kernel_cache import (KERNEL_SOURCES, PACKAGE, kernel_cache_dir,
+                                       kernel_sources_digest)
+
+
+def _copy(tmp_path: Path) -> Path:
+    root = tmp_path / "pkg"
+    shutil.copytree(PACKAGE, root, ignore=shutil.ignore_patterns("__pycache__", "*.nb*"))
+    return root
+
+
+def test_digest_changes_with_a_kernel_source_only(tmp_path):
+    root = _copy(tmp_path)
+    digest = kernel_sources_digest(root)
+    assert digest == kernel_sources_digest(PACKAGE)          # the bytes, not the place
+    # A change in a module a kernel inlines from another file (numba's own cache misses it).
+    callee = root / "learners" / "margin_search_fast.py"
+    callee.write_text(callee.read_text() + "\n# changed\n")
+    changed = kernel_sources_digest(root)
+    assert changed != digest
+    # The constants kernels are compiled with are part of it too.
+    dtypes = root / "_dtypes.py"
+    dtypes.write_text(dtypes.read_text() + "\n")
+    assert kernel_sources_digest(root) not in (digest, changed)
+    # Code without kernels (report, runner, CLI) does not recompile them.
+    before = kernel_sources_digest(root)
+    for name in ("cli.py", "report/tables.py", "runner/store.py"):
+        f = root / name
+        f.write_text(f.read_text() + "\n# changed\n")
+    assert kernel_sources_digest(root) == before
+    # A new kernel module counts as well.
+    (root / "learners" / "new_kernel.py").write_text("X = 1\n")
+    assert kernel_sources_digest(root) != before
+    assert all((PACKAGE / s).exists() for s in KERNEL_SOURCES)
+
+
+def test_the_folder_and_numba_use_it_unless_the_user_chose_one(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    code = ("import mcboost_cli, numba, os; "
+            "print(os.environ['NUMBA_CACHE_DIR']); print(numba.config.CACHE_DIR)")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    expected = str(tmp_path / "xdg" / "mcboost" / "kernels" / kernel_sources_digest())
+    assert out == [expected, expected]
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "mine")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == [str(tmp_path / "mine")] * 2
+    assert kernel_cache_dir().name == kernel_sources_digest()
