@@ -12,6 +12,7 @@ to a folder named after a digest of every source that compiled code is built fro
 Map of the module
 -----------------
 ``kernel_sources_digest``  the digest of the kernel sources under a package root
+``user_cache_home``        ``~/.cache/mcboost`` (or under ``$XDG_CACHE_HOME``)
 ``kernel_cache_dir``       ``~/.cache/mcboost/kernels/<digest>``
 ``use_kernel_cache_dir``   sets ``NUMBA_CACHE_DIR`` unless the user set it
 """
@@ -41,13 +42,19 @@ def kernel_sources_digest(root: Path = PACKAGE) -> str:
     return h.hexdigest()[:16]
 
 
-def kernel_cache_dir(root: Path = PACKAGE) -> Path:
-    """``$XDG_CACHE_HOME/mcboost/kernels/<digest of the kernel sources>`` (an absolute
-    ``XDG_CACHE_HOME``, else ``~/.cache``). Beside the data cache's default, but not under
-    ``$MCBOOST_DATA``: that names where datasets live."""
+def user_cache_home() -> Path:
+    """``$XDG_CACHE_HOME/mcboost`` (an absolute ``XDG_CACHE_HOME``; XDG says a relative one
+    is invalid and must be ignored), else ``~/.cache/mcboost``: the root of mcboost's caches
+    (also the datasets' default, ``datasets.download.data_home``)."""
     xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
     base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
-    return base / "mcboost" / "kernels" / kernel_sources_digest(root)
+    return base / "mcboost"
+
+
+def kernel_cache_dir(root: Path = PACKAGE) -> Path:
+    """``<user_cache_home()>/kernels/<digest of the kernel sources>``; not under
+    ``$MCBOOST_DATA``, which names where datasets live."""
+    return user_cache_home() / "kernels" / kernel_sources_digest(root)
 
 
 def use_kernel_cache_dir() -> None:

@@ -55,6 +55,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import BinaryIO
 
 from .. import __version__
+from .._kernel_cache import user_cache_home
 from .catalog import DatasetError, Repository, SourceSpec
 
 __all__ = [
@@ -122,10 +123,7 @@ def data_home(path: str | os.PathLike | None = None) -> Path:
     env = os.environ.get("MCBOOST_DATA", "").strip()
     if env:
         return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
-    # XDG says a relative XDG_CACHE_HOME is invalid and must be ignored.
-    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
-    return base / "mcboost"
+    return user_cache_home()
 
 
 def cache_path(relpath: str, home: str | os.PathLike | None = None) -> Path:
