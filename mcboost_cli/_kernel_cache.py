@@ -14,19 +14,29 @@ Map of the module
 ``kernel_sources_digest``  the digest of the kernel sources under a package root
 ``user_cache_home``        ``~/.cache/mcboost`` (or under ``$XDG_CACHE_HOME``)
 ``kernel_cache_dir``       ``~/.cache/mcboost/kernels/<digest>``
-``use_kernel_cache_dir``   sets ``NUMBA_CACHE_DIR`` unless the user set it
+``prune_stale_kernel_dirs`` removes the folders of other kernel versions unused for 30 days
+``use_kernel_cache_dir``   sets ``NUMBA_CACHE_DIR`` unless the user set it, marks its folder
+                           used and prunes the stale ones
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
+import shutil
+import time
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
 # The sources compiled code is built from: the kernels' modules and what they read constants
 # from (dtypes). The runner, report and CLI hold no compiled code.
 KERNEL_SOURCES = ("_dtypes.py", "learners", "algorithms", "datasets/generators")
+# Each update of the kernel sources leaves its predecessor's folder (~30-80 MB) behind. One
+# not used for this long belongs to a version no longer run here (an installed copy that runs
+# again only recompiles, a few minutes).
+STALE_DAYS = 30
+_DIGEST_NAME = re.compile(r"[0-9a-f]{16}")
 
 
 def kernel_sources_digest(root: Path = PACKAGE) -> str:
@@ -57,11 +67,39 @@ def kernel_cache_dir(root: Path = PACKAGE) -> Path:
     return user_cache_home() / "kernels" / kernel_sources_digest(root)
 
 
+def prune_stale_kernel_dirs(current: Path, stale_days: float = STALE_DAYS) -> list[Path]:
+    """Remove the sibling folders of ``current`` named like a digest whose modification time
+    (``use_kernel_cache_dir`` renews the one in use at every start) is older than
+    ``stale_days``; return the removed ones. Other names and files are never touched."""
+    cutoff = time.time() - stale_days * 86400.0
+    removed = []
+    try:
+        siblings = list(current.parent.iterdir())
+    except OSError:
+        return removed
+    for d in siblings:
+        if d.name == current.name or not _DIGEST_NAME.fullmatch(d.name) or not d.is_dir():
+            continue
+        try:
+            if d.stat().st_mtime < cutoff:
+                shutil.rmtree(d)
+                removed.append(d)
+        except OSError:            # in use or removed by another process: left alone
+            pass
+    return removed
+
+
 def use_kernel_cache_dir() -> None:
     """Point numba's cache at ``kernel_cache_dir()`` unless ``NUMBA_CACHE_DIR`` is set
-    (then the user's folder is used as it is). Must run before numba is imported."""
+    (then the user's folder is used as it is), mark that folder used (its modification time)
+    and remove other versions' folders unused for ``STALE_DAYS``. Must run before numba is
+    imported."""
     if not os.environ.get("NUMBA_CACHE_DIR"):
         try:
-            os.environ["NUMBA_CACHE_DIR"] = str(kernel_cache_dir())
+            folder = kernel_cache_dir()
+            os.environ["NUMBA_CACHE_DIR"] = str(folder)
+            folder.mkdir(parents=True, exist_ok=True)
+            os.utime(folder)
+            prune_stale_kernel_dirs(folder)
         except (OSError, RuntimeError):   # unreadable sources or no home: numba's default
             pass

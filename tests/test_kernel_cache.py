@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from mcboost_cli._kernel_cache import (KERNEL_SOURCES, PACKAGE, kernel_cache_dir,
@@ -59,3 +60,32 @@ def test_the_folder_and_numba_use_it_unless_the_user_chose_one(tmp_path):
                          text=True, check=True).stdout.split()
     assert out == [str(tmp_path / "mine")] * 2
     assert kernel_cache_dir().name == kernel_sources_digest()
+
+
+def test_other_versions_folders_unused_for_30_days_are_removed(tmp_path):
+    from mcboost_cli._kernel_cache import STALE_DAYS, prune_stale_kernel_dirs
+    kernels = tmp_path / "kernels"
+    current, recent, stale = (kernels / d for d in ("0" * 16, "1" * 16, "2" * 16))
+    other = kernels / "notes"                 # not a digest's name: never touched
+    for d in (current, recent, stale, other):
+        (d / "sub").mkdir(parents=True)
+        (d / "sub" / "k.nbi").write_bytes(b"x")
+    old = time.time() - (STALE_DAYS + 1) * 86400
+    for d in (current, stale, other):         # the current one is kept however old
+        os.utime(d, (old, old))
+    os.utime(recent, (time.time() - (STALE_DAYS - 1) * 86400,) * 2)
+    assert prune_stale_kernel_dirs(current) == [stale]
+    assert sorted(p.name for p in kernels.iterdir()) == ["0" * 16, "1" * 16, "notes"]
+
+
+def test_starting_marks_the_folder_used_and_prunes(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    kernels = tmp_path / "xdg" / "mcboost" / "kernels"
+    current, stale = kernels / kernel_sources_digest(), kernels / ("f" * 16)
+    for d in (current, stale):
+        d.mkdir(parents=True)
+        os.utime(d, (1.0e9, 1.0e9))           # 2001
+    subprocess.run([sys.executable, "-c", "import mcboost_cli"], env=env, check=True)
+    assert not stale.exists()
+    assert current.stat().st_mtime > time.time() - 3600
