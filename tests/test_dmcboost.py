@@ -978,8 +978,9 @@ def test_prepare_round_positions_equal_searchsorted():
 def test_node_events_buckets_and_label_lists_equal_naive():
     # _node_events sorts S's events into three buckets per axis position (kinks, wrong
     # examples turning right, correct ones turning wrong), each in S's order (the order every
-    # float sum of the sweeps sees); _kink_lists regroups the kinks per label in the sweeps'
-    # order. Against a stable sort of the events as generated, and per-label filters of it.
+    # float sum of the sweeps sees), and says where each label's kink list starts; the first
+    # sweep's _apply_bucket writes those lists as it passes the kinks (position by position).
+    # Against a stable sort of the events as generated, and per-label filters of it.
     rng = np.random.default_rng(13)
     for it in range(30):
         X, scores, y, K, ws, s, R = _prepared_round(rng, it)
@@ -989,35 +990,54 @@ def test_node_events_buckets_and_label_lists_equal_naive():
         hi = int(rng.integers(lo + 1, n + 1))
         lz = s.lazy
         ev_i, ev_a, ev_b = lz[10], lz[11], lz[12]
+        kl_i, kstart, kdone, kl_m, kl_w = lz[0], lz[1], lz[3], lz[13], lz[14]
         p1._node_events(X, order, lo, hi, y, ws.correct, ws.rank, ws.s_idx, R, ws.kink_pos,
-                        s.jpos, ws.ev_code, K, scores, ws.em, ws.ew, ev_i, ev_a, ev_b)
+                        s.jpos, ws.ev_k, K, scores, ws.em, ws.ew, ev_i, ev_a, ev_b, kstart)
         want = []
         for i in order[lo:hi]:
             i = int(i)
             if not ws.correct[i]:
-                want.append((3 * ws.rank[i] + 1, (i * K + y[i]) * 2, i))
+                want.append((3 * ws.rank[i] + 1, y[i], i))
             for k in range(K):
                 if k == y[i]:
                     continue
                 if ws.correct[i]:
-                    want.append((3 * ws.s_idx[i, k] + 2, (i * K + k) * 2, i))
+                    want.append((3 * ws.s_idx[i, k] + 2, k, i))
                 if ws.kink_pos[i, k] < R:
-                    want.append((3 * ws.kink_pos[i, k], (i * K + k) * 2 + 1, i))
+                    want.append((3 * ws.kink_pos[i, k], k, i))
         want.sort(key=lambda e: e[0])                      # stable: S's order kept
         m = len(want)
         assert s.jpos[3 * R + 2] == m
-        assert ws.ev_code[:m].tolist() == [e[1] for e in want]
+        assert ws.ev_k[:m].tolist() == [e[1] for e in want]
         assert ev_i[:m].tolist() == [e[2] for e in want]
         counts = np.bincount([e[0] for e in want], minlength=3 * R + 3)
         np.testing.assert_array_equal(s.jpos[:3 * R + 3], np.cumsum(counts))
-        kl_i, kstart, kfill = lz[0], lz[1], lz[2]
-        p1._kink_lists(s.jpos, ws.ev_code, R, K, ev_i, ev_a, ev_b, kl_i, lz[13], lz[14],
-                       kstart, kfill)
+        # The first sweep passes positions 0..R-1 (the buckets with events) and fills the
+        # lists; a second pass without ``fill`` must not write them.
+        kdone[:] = 0
+        kl_i[:] = 0
+        for j in range(R):
+            if s.jpos[3 * j + 2] > (0 if j == 0 else s.jpos[3 * j - 1]):
+                p1._apply_bucket(s.jpos, ws.ev_k, j, K, ws.correct, ev_i, ev_a, ev_b, s.xw,
+                                 True, True, ws.sc, ws.sd, s.cnt, s.dirty, ws.tot, ws.tsc,
+                                 ws.tsd, s.kver, kdone, True, kstart, kl_i, kl_m, kl_w)
         live = [e for e in want if e[0] < 3 * R]          # the sweeps pass positions < R
         for k in range(K):
-            kinks = [e[2] for e in live if e[1] % 2 == 1 and (e[1] // 2) % K == k]
+            kinks = [e[2] for e in live if e[0] % 3 == 0 and e[1] == k]
+            assert kstart[k + 1] - kstart[k] == len(kinks) == kdone[k]
             assert kl_i[kstart[k]:kstart[k + 1]].tolist() == kinks
-            assert lz[13][kstart[k]:kstart[k + 1]].tolist() == [ws.em[i] for i in kinks]
+            assert kl_m[kstart[k]:kstart[k + 1]].tolist() == [ws.em[i] for i in kinks]
+            assert kl_w[kstart[k]:kstart[k + 1]].tolist() == [ws.ew[i, k] for i in kinks]
+        kept = kl_i.copy()
+        kdone[:] = 0
+        kl_i[:kstart[K]] = n + 7
+        for j in range(R):
+            if s.jpos[3 * j + 2] > (0 if j == 0 else s.jpos[3 * j - 1]):
+                p1._apply_bucket(s.jpos, ws.ev_k, j, K, ws.correct, ev_i, ev_a, ev_b, s.xw,
+                                 True, True, ws.sc, ws.sd, s.cnt, s.dirty, ws.tot, ws.tsc,
+                                 ws.tsd, s.kver, kdone, False, kstart, kl_i, kl_m, kl_w)
+        assert (kl_i[:kstart[K]] == n + 7).all()
+        assert kstart[K] == 0 or (kept[:kstart[K]] != n + 7).all()
 
 
 def _tree_of(ws, m):

@@ -396,16 +396,15 @@ def _rest_half(sample_index, start, end, R, em, rec, mark, stamp, oHC, oHD):
 
 
 @njit(cache=True, nogil=True)
-def _half_bucket(jpos, ev_code, j, K, hflag, ev_i, ev_a, ev_b, xw, hc, hd, thc, thd, hcnt,
+def _half_bucket(jpos, ev_k, j, K, hflag, ev_i, ev_a, ev_b, xw, hc, hd, thc, thd, hcnt,
                  add):
     """Bucket j's kinks that lie in cell j's left half, per (label, feature, non-empty bin)
     (hc, hd), per label (thc, thd, hcnt); with add=False put those entries back to 0."""
     a = 0 if j == 0 else jpos[3 * j - 1]
     F = hc.shape[1]
     for q in range(a, jpos[3 * j + KIND_KINK]):
-        code = ev_code[q]
         i = ev_i[q]                   # unsigned: no wraparound test where it indexes
-        k = (code >> 1) - np.int64(i) * K
+        k = ev_k[q]
         if not hflag[i, k]:
             continue
         if add:
@@ -446,25 +445,33 @@ def _half_row(hc, hd, k, f, nt, phc, phd, hrow, pos_id):
 
 @njit(cache=True, nogil=True)
 def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_pos, jpos,
-                 ev_code, K, scores, em, ew, ev_i, ev_a, ev_b):
+                 ev_k, K, scores, em, ew, ev_i, ev_a, ev_b, kstart):
     """Counting sort of S's events by axis position and kind: bucket b = 3 j + c is
-    ev_code[jpos[b-1]:jpos[b]] (jpos[-1] := 0), position j's kinks (c = 0, ``KIND_KINK``),
+    ev_k[jpos[b-1]:jpos[b]] (jpos[-1] := 0), position j's kinks (c = 0, ``KIND_KINK``),
     wrong examples turning right (c = 1, ``KIND_RIGHT``) and correct ones turning wrong
-    (c = 2, ``KIND_RISE``), each in S's order. Code = (i K + k) 2 + (1 for a kink, 0 for a
-    0-1 event). Position R holds only rises: those beyond the last axis point, which change
-    no error at any axis[j]+ but end the last cell's interval.
+    (c = 2, ``KIND_RISE``), each in S's order; ev_k is the event's label (a wrong example's
+    own, y_i, for a right turn) — one byte when K <= 256 (``ZeroOneWorkspace``), unsigned,
+    read where the sweeps index by it without decoding. Position R holds only rises: those
+    beyond the last axis point, which change no error at any axis[j]+ but end the last
+    cell's interval.
 
     The kinds apart, a sweep's loops visit only the events they use and know an event's
     kind from its bucket, not from a branch per event (or a load of correct[i]); within a
     position the kinks keep their order (S's), the only order any float sum sees.
 
-    Beside each code, what the sweeps read of it, gathered here in S's order (the examples'
+    Beside each label, what the sweeps read of the event, gathered here in S's order (the examples'
     rows are read in turn) so that the sweeps, which visit the events in axis order, read
     them in sequence instead of from random rows: ev_i the example; a kink's em[i] (ev_a) and
     ew[i, k] (ev_b); a rise's point scores[i, y_i] - scores[i, k] (ev_a). The same floats as
-    read or computed where they are used."""
+    read or computed where they are used.
+
+    Also where each label's list of kinks starts (kstart[k], kstart[K] = their number): the
+    lists themselves are written by the node's first sweep, which visits every kink in their
+    order anyway (``_apply_bucket``, ``_apply_kinks``)."""
     for b in range(3 * R + 4):
         jpos[b] = 0
+    for k in range(K + 1):
+        kstart[k] = 0
     for q in range(start, end):
         i = sample_index[q]
         yi = y[i]
@@ -477,8 +484,11 @@ def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_p
                 jpos[3 * s_idx[i, k] + KIND_RISE + 1] += 1
             if kink_pos[i, k] < R:
                 jpos[3 * kink_pos[i, k] + KIND_KINK + 1] += 1
+                kstart[k + 1] += 1
     for b in range(1, 3 * R + 4):
         jpos[b] += jpos[b - 1]
+    for k in range(K):
+        kstart[k + 1] += kstart[k]
     for q in range(start, end):
         i = sample_index[q]
         yi = y[i]
@@ -487,7 +497,7 @@ def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_p
         if not correct[i]:
             b = 3 * rank[i] + KIND_RIGHT
             p = jpos[b]
-            ev_code[p] = (np.int64(i) * K + yi) * 2
+            ev_k[p] = yi
             ev_i[p] = i
             jpos[b] = p + 1
         for k in range(K):
@@ -496,14 +506,14 @@ def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_p
             if correct[i]:
                 b = 3 * s_idx[i, k] + KIND_RISE  # s_idx R: in the last, unbounded cell
                 p = jpos[b]
-                ev_code[p] = (np.int64(i) * K + k) * 2
+                ev_k[p] = k
                 ev_i[p] = i
                 ev_a[p] = ay - scores[i, k]
                 jpos[b] = p + 1
             if kink_pos[i, k] < R:
                 b = 3 * kink_pos[i, k] + KIND_KINK
                 p = jpos[b]
-                ev_code[p] = (np.int64(i) * K + k) * 2 + 1
+                ev_k[p] = k
                 ev_i[p] = i
                 ev_a[p] = emi
                 ev_b[p] = ew[i, k]
@@ -511,7 +521,7 @@ def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_p
 
 
 @njit(cache=True, nogil=True)
-def _stretch_minima(jpos, ev_code, R, oE, keep):
+def _stretch_minima(jpos, ev_k, R, oE, keep):
     """keep[j] = 1 where a candidate of S can have its minimum error, 0 elsewhere.
 
     Between two positions where an example of S turns right or wrong, every candidate's own
@@ -771,14 +781,18 @@ def _mark_needed(dirty, sweep, r, kleft, u, eager):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid, kinks, sc,
-                  sd, cnt, dirty, tot, tsc, tsd, kver, kdone):
+def _apply_bucket(jpos, ev_k, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid, kinks, sc,
+                  sd, cnt, dirty, tot, tsc, tsd, kver, kdone, fill, kstart, kl_i, kl_m, kl_w):
     """Apply the events of axis position j (the kinks only with ``kinks``); returns the number
     of 0-1 events. A 0-1 event of label k moves k's error count in i's bins and marks k's
     prefixes dirty (``_count_rows``). A kink moves the label's totals; its per-bin sums are
     moved here only without ``kdone`` (an empty array); with it, the kink is counted
-    (kdone[k]) and moved when a row of those sums is read (``_apply_kinks``). Without a
-    valid split (``any_valid``) no per-bin sum is read, and none is moved.
+    (kdone[k]) and moved when a row of those sums is read (``_apply_kinks``), and with
+    ``fill`` (the node's first sweep) it is written to label k's list of kinks (kl_i, kl_m,
+    kl_w from kstart[k], ``_node_events``) as the kdone[k]-th: the lists in the order the
+    sweep passes the kinks (position, then bucket order), complete up to kdone before any
+    row reads them. Without a valid split (``any_valid``) no per-bin sum is read, and none
+    is moved.
 
     The position's kinks, then its wrong examples turning right (-1), then its correct ones
     turning wrong (+1) (``_node_events``' buckets): the kinks in their order, and integer
@@ -789,14 +803,20 @@ def _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid,
     if kinks:
         for q in range(a, jpos[3 * j + KIND_KINK]):     # past the kink: e^-m -> e^(a - w)
             i = ev_i[q]               # unsigned: no wraparound test where it indexes
-            k = (ev_code[q] >> 1) - np.int64(i) * K
+            k = ev_k[q]
             mv = ev_a[q]              # em[i]
             dv = ev_b[q]              # ew[i, k]
             tsc[k] -= mv
             tsd[k] += dv
             kver[k] += 1
             if lazy:
-                kdone[k] += 1
+                x = kdone[k]
+                if fill:
+                    p = kstart[k] + x
+                    kl_i[p] = i
+                    kl_m[p] = mv
+                    kl_w[p] = dv
+                kdone[k] = x + 1
                 continue
             if not any_valid:
                 continue
@@ -812,7 +832,7 @@ def _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid,
         e = jpos[3 * j + kind]
         for q in range(b, e):
             i = ev_i[q]
-            k = (ev_code[q] >> 1) - np.int64(i) * K
+            k = ev_k[q]
             tot[k] += d
             if not any_valid:
                 continue
@@ -824,36 +844,11 @@ def _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid,
 
 
 @njit(cache=True, nogil=True)
-def _kink_lists(jpos, ev_code, R, K, ev_i, ev_a, ev_b, kl_i, kl_m, kl_w, kstart, fill):
-    """The node's kinks per label, in the order the sweep applies them (axis position, then
-    ``ev_code`` order): label k's are entries kstart[k]:kstart[k + 1] of kl_i (the example),
-    kl_m (its em) and kl_w (its ew under k), read in sequence by ``_apply_kinks``."""
-    for k in range(K + 1):
-        kstart[k] = 0
-    # The label from the code and the example beside it (ev_i), as the sweeps decode it:
-    # no 64-bit division per kink; only the kinks' buckets (``_node_events``) are visited.
-    for j in range(R):
-        for q in range(0 if j == 0 else jpos[3 * j - 1], jpos[3 * j + KIND_KINK]):
-            kstart[(ev_code[q] >> 1) - np.int64(ev_i[q]) * K + 1] += 1
-    for k in range(K):
-        kstart[k + 1] += kstart[k]
-    for k in range(K):
-        fill[k] = kstart[k]
-    for j in range(R):
-        for q in range(0 if j == 0 else jpos[3 * j - 1], jpos[3 * j + KIND_KINK]):
-            k = (ev_code[q] >> 1) - np.int64(ev_i[q]) * K
-            p = fill[k]
-            kl_i[p] = ev_i[q]
-            kl_m[p] = ev_a[q]
-            kl_w[p] = ev_b[q]
-            fill[k] = p + 1
-
-
-@njit(cache=True, nogil=True)
 def _apply_kinks(k, f, xw, sc, sd, kl_i, kl_m, kl_w, kstart, kdone, kcur):
     """Move the kinks of label k passed so far (kdone[k]) but not yet moved in feature f's
     bins (from kcur[k, f]): the per-bin sums of row (k, f) as ``_apply_bucket`` would have
-    left them. Each bin receives the same subtractions and additions in the same order, so
+    left them. Label k's kinks are kl_i, kl_m, kl_w (the example, its em and its ew under k)
+    from kstart[k] on, in the order the sweep passes them (``_apply_bucket``). Each bin receives the same subtractions and additions in the same order, so
     the same floats."""
     base = kstart[k]
     for x in range(base + kcur[k, f], base + kdone[k]):
@@ -864,7 +859,7 @@ def _apply_kinks(k, f, xw, sc, sd, kl_i, kl_m, kl_w, kstart, kdone, kcur):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _rise_minima(jpos, ev_code, j, K, correct, ev_i, ev_a, xw, hmin, tmin, reset, per_bin):
+def _rise_minima(jpos, ev_k, j, K, correct, ev_i, ev_a, xw, hmin, tmin, reset, per_bin):
     """Per label (tmin) and, with per_bin, per (label, feature, non-empty bin) (hmin), the
     smallest point where an example of S turns wrong among the rises of bucket j — or, with
     reset, put hmin back to inf. The per-bin minima are needed only where candidates are
@@ -875,7 +870,7 @@ def _rise_minima(jpos, ev_code, j, K, correct, ev_i, ev_a, xw, hmin, tmin, reset
     # Only the bucket of j's rises (``_node_events``).
     for q in range(jpos[3 * j + KIND_RIGHT], jpos[3 * j + KIND_RISE]):
         i = ev_i[q]
-        k = (ev_code[q] >> 1) - np.int64(i) * K
+        k = ev_k[q]
         if reset:
             for f in range(F):
                 hmin[k, f, xw[i, f]] = INF
@@ -933,7 +928,7 @@ def _rise_row(hmin, k, f, nt, ph, sh, hstamp, pos_id):
 @njit(cache=True, nogil=True)
 def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_lab,
                       want_split, correct, rank, s_idx, R, axis, em, kink_pos, ew, unit, mark,
-                      stamp, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa,
+                      stamp, oE, oC, oD, oH, bE, bC, bD, jpos, ev_k, sa, sc, sd, tot, tsa,
                       tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc,
                       pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat,
                       half, lazy):
@@ -989,7 +984,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         for k in range(K):
             for f in range(F):
                 hrow[k, f] = -1
-    (kl_i, kstart, kfill, kdone, kcur, kempty, sa0, sc0, tsa0, tsc0, ev_i, ev_a, ev_b, kl_m,
+    (kl_i, kstart, _, kdone, kcur, kempty, sa0, sc0, tsa0, tsc0, ev_i, ev_a, ev_b, kl_m,
      kl_w, tcf, LT1, LT2, _, _, _, _, _, _) = lazy
     if dstat[3] == 1:
         # The root's split search right after its label search (``_grow_phase1``): the same
@@ -1005,14 +1000,14 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         any_valid = _node_bins(X, sample_index, start, end, n_bins, want_split, nbin, u, ub,
                                xw)
         _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_pos, jpos,
-                     ev_code, K, scores, em, ew, ev_i, ev_a, ev_b)
+                     ev_k, K, scores, em, ew, ev_i, ev_a, ev_b, kstart)
     keep = bE     # free after _rest_of_tree
-    _stretch_minima(jpos, ev_code, R, oE, keep)
+    _stretch_minima(jpos, ev_k, R, oE, keep)
     # Kinks move the per-bin loss sums of a (label, feature) row only when that row is read
-    # (``_apply_kinks``): most rows are read at few positions, if at all.
+    # (``_apply_kinks``): most rows are read at few positions, if at all. The labels' kink
+    # lists are written by the first sweep's pass B as it passes them (``_apply_bucket``).
     saved = (sa0, sc0, tsa0, tsc0, tcf)
     if any_valid:
-        _kink_lists(jpos, ev_code, R, K, ev_i, ev_a, ev_b, kl_i, kl_m, kl_w, kstart, kfill)
         kdone_b = kdone
     else:
         kdone_b = kempty
@@ -1078,9 +1073,9 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             for j in range(R):
                 n01 = 0
                 if jpos[3 * j + KIND_RISE] > (0 if j == 0 else jpos[3 * j - 1]):
-                    n01 = _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw,
+                    n01 = _apply_bucket(jpos, ev_k, j, K, correct, ev_i, ev_a, ev_b, xw,
                                         any_valid, False, sc, sd, cnt, dirty, tot, tsc, tsd,
-                                        kver, kempty)
+                                        kver, kempty, False, kstart, kl_i, kl_m, kl_w)
                 if n01 > 0:
                     first = True
                 if keep[j] == 0 or not first:
@@ -1154,9 +1149,9 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             # (Most buckets of a small node are empty: no call for those.)
             n01 = 0
             if jpos[3 * j + KIND_RISE] > (0 if j == 0 else jpos[3 * j - 1]):
-                n01 = _apply_bucket(jpos, ev_code, j, K, correct, ev_i, ev_a, ev_b, xw,
+                n01 = _apply_bucket(jpos, ev_k, j, K, correct, ev_i, ev_a, ev_b, xw,
                                     any_valid, True, sc, sd, cnt, dirty, tot, tsc, tsd, kver,
-                                    kdone_b)
+                                    kdone_b, sweep == 0, kstart, kl_i, kl_m, kl_w)
             if n01 > 0:
                 first = True          # a new stretch
             if keep[j] == 0:
@@ -1181,7 +1176,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             # (Only rises end it; a bucket without them leaves tmin at inf.)
             rises_next = jpos[3 * j + 3 + KIND_RISE] > jpos[3 * j + 3 + KIND_RIGHT]
             if rises_next:
-                _rise_minima(jpos, ev_code, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin,
+                _rise_minima(jpos, ev_k, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin,
                              False, False)
             else:
                 for k in range(K):
@@ -1198,7 +1193,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                         if cut_on and hk < cell_end:
                             # Cut short: the kinks of the cell's left half are still flat.
                             if not half_in:
-                                _half_bucket(jpos, ev_code, j, K, hflag, ev_i, ev_a, ev_b, xw,
+                                _half_bucket(jpos, ev_k, j, K, hflag, ev_i, ev_a, ev_b, xw,
                                              hc, hd, thc, thd, hcnt, True)
                                 half_in = True
                             xcut = cell_loss(oA + tsa[k], oc + tsc[k] + ohc + thc[k],
@@ -1302,7 +1297,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 # e^(2 hi_in) (1 + 1e-9) gives a* > hi_in.
                 if nl > 0 and rises_next:
                     per_bin = True
-                    _rise_minima(jpos, ev_code, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin,
+                    _rise_minima(jpos, ev_k, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin,
                                  False, True)
                 fast = hi < INF and nl > 0
                 if fast:
@@ -1371,7 +1366,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                         # The candidate is judged in the cell's part left of its first rise:
                         # its kinks are placed by the cell's left end, not its midpoint.
                         if not half_in:
-                            _half_bucket(jpos, ev_code, j, K, hflag, ev_i, ev_a, ev_b, xw, hc,
+                            _half_bucket(jpos, ev_k, j, K, hflag, ev_i, ev_a, ev_b, xw, hc,
                                          hd, thc, thd, hcnt, True)
                             half_in = True
                         hca = 0.0
@@ -1423,10 +1418,10 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                             else:
                                 X2c[f, v, k] = xcut
             if per_bin:
-                _rise_minima(jpos, ev_code, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin, True,
+                _rise_minima(jpos, ev_k, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin, True,
                              True)
             if half_in:
-                _half_bucket(jpos, ev_code, j, K, hflag, ev_i, ev_a, ev_b, xw, hc, hd, thc, thd,
+                _half_bucket(jpos, ev_k, j, K, hflag, ev_i, ev_a, ev_b, xw, hc, hd, thc, thd,
                              hcnt, False)
         if any_valid and not two_pass:
             for f in range(F):
@@ -1463,11 +1458,14 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         if _key_better(lmin[k], xs[k], lmin[k_single], xs[k_single]):
             k_single = k
     if dual and not want_split:
-        # Only a one-leaf root uses the single label (the first search of a tree).
+        # Only a one-leaf root uses the single label (the first search of a tree). k_c is
+        # the cut-aware search's own k_single (the same errors, the cut-aware losses folded
+        # alike): a restarted cut-aware tree takes it from here (dstat[4]).
         k_c = 0
         for k in range(1, K):
             if _key_better(lmin[k], xsc[k], lmin[k_c], xsc[k_c]):
                 k_c = k
+        dstat[4] = k_c
         if k_c != k_single:
             dstat[0] = 1
     if not any_valid:
@@ -1552,7 +1550,7 @@ def _copy_tree_state(src, dst, n, n_nodes, top):
 def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
                  feature, threshold, left, right, node_label, node_start, node_end, node_depth,
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
-                 oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd,
+                 oE, oC, oD, oH, bE, bC, bD, jpos, ev_k, sa, sc, sd, tot, tsa, tsc, tsd,
                  nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph,
                  sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat, half, snap,
                  resume, lazy):
@@ -1582,22 +1580,31 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
                                   node_depth, stack)
         for i in range(n):
             mark[i] = -1
-        # The root starts as the one-leaf tree of the best single label (the rest of the
-        # tree is empty, so S's current label does not matter for that choice).
-        _, _, _, _, _, k0 = best_split_phase1(
-            X, sample_index, 0, n, n_bins, y, scores, vote, 0, False, correct, rank, s_idx,
-            R, axis, em, kink_pos, ew, unit, mark, 0, oE, oC, oD, oH, bE, bC, bD, jpos,
-            ev_code, sa, sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin,
-            xs, u, ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt,
-            dirty, vcnt, mstat, half, lazy)
-        if hon[0] == 2 and dstat[0] == 1:
-            # The two placements differ on the root's label: the cut-aware tree is grown
-            # from the start.
-            dstat[1] = 2
-            hon[0] = 0
-        # The root's split search (the first node popped, if any) reuses this search's bins
-        # and events (``best_split_phase1``).
-        dstat[3] = 1
+        if dstat[5] == 1:
+            # A restarted cut-aware tree (``resume_cut_tree``): the pair's root label search
+            # folded the cut-aware keys beside its own over the same S, order and round data,
+            # and its cut-aware choice (dstat[4]) is what this search would return. The search
+            # leaves nothing else the tree reads (a label search changes no mode statistic),
+            # so only the root's split search makes the bins and events (dstat[3] = 0).
+            dstat[5] = 0
+            k0 = dstat[4]
+        else:
+            # The root starts as the one-leaf tree of the best single label (the rest of the
+            # tree is empty, so S's current label does not matter for that choice).
+            _, _, _, _, _, k0 = best_split_phase1(
+                X, sample_index, 0, n, n_bins, y, scores, vote, 0, False, correct, rank, s_idx,
+                R, axis, em, kink_pos, ew, unit, mark, 0, oE, oC, oD, oH, bE, bC, bD, jpos,
+                ev_k, sa, sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin,
+                lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q,
+                lst, cnt, dirty, vcnt, mstat, half, lazy)
+            if hon[0] == 2 and dstat[0] == 1:
+                # The two placements differ on the root's label: the cut-aware tree is grown
+                # from the start.
+                dstat[1] = 2
+                hon[0] = 0
+            # The root's split search (the first node popped, if any) reuses this search's
+            # bins and events (``best_split_phase1``).
+            dstat[3] = 1
         node_label[0] = k0
         write_votes(sample_index, 0, n, k0, vote)
         _vote_records(sample_index, 0, n, y, scores, correct, s_idx, kink_pos, ew, half[0],
@@ -1612,7 +1619,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
         found, bf, bt, kl, kr, _ = best_split_phase1(
             X, sample_index, start, end, n_bins, y, scores, vote, node_label[nd], True,
             correct, rank, s_idx, R, axis, em, kink_pos, ew, unit, mark, stamp, oE, oC, oD, oH,
-            bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2,
+            bE, bC, bD, jpos, ev_k, sa, sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2,
             kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp,
             kver, Q, lst, cnt, dirty, vcnt, mstat, half, lazy)
         stamp += 1
@@ -1646,7 +1653,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
 def _grow_phase1_views(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
                        feature, threshold, left, right, node_label, node_start, node_end,
                        node_depth, stack, vote, n_nodes_out, correct, rank, s_idx, axis, em,
-                       kink_pos, ew, mark, oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc,
+                       kink_pos, ew, mark, oE, oC, oD, oH, bE, bC, bD, jpos, ev_k, sa, sc,
                        sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u,
                        ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst,
                        cnt, dirty, vcnt, mstat, half, snap, resume, lazy):
@@ -1686,7 +1693,7 @@ def _grow_phase1_views(X, y, scores, n_bins, max_depth, R, unit, sample_index, p
     bC = borrowed(bC)
     bD = borrowed(bD)
     jpos = borrowed(jpos)
-    ev_code = borrowed(ev_code)
+    ev_k = borrowed(ev_k)
     sa = borrowed(sa)
     sc = borrowed(sc)
     sd = borrowed(sd)
@@ -1739,7 +1746,7 @@ def _grow_phase1_views(X, y, scores, n_bins, max_depth, R, unit, sample_index, p
     _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
                  feature, threshold, left, right, node_label, node_start, node_end, node_depth,
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
-                 oE, oC, oD, oH, bE, bC, bD, jpos, ev_code, sa, sc, sd, tot, tsa, tsc, tsd,
+                 oE, oC, oD, oH, bE, bC, bD, jpos, ev_k, sa, sc, sd, tot, tsa, tsc, tsd,
                  nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd,
                  ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat, half,
                  snap, resume, lazy)
@@ -1786,13 +1793,15 @@ class Phase1Scratch:
         # with the cut-aware keys beside the midpoint ones (X1c, X2c, xsc) and dstat: [0] the
         # node's search might choose otherwise under the cut-aware keys, [1] the pair's
         # status (PAIR_*), [2] the next free node stamp, [3] the next search is the root's
-        # split search and reuses the root label search's bins and events.
+        # split search and reuses the root label search's bins and events, [4] the root
+        # label the pair's fold chose under the cut-aware keys, [5] 1: the next tree is the
+        # restarted cut-aware one and takes that label (``resume_cut_tree``).
         self.half = (np.zeros((n, K), np.bool_), np.zeros(n + 2), np.zeros(n + 2),
                      np.zeros((K, F, B)), np.zeros((K, F, B)), np.zeros(K), np.zeros(K),
                      np.zeros(K, np.int64), np.zeros((K, F, B)), np.zeros((K, F, B)),
                      np.full((K, F), -1, np.int64), np.ones(1, np.int64),
                      np.zeros((F, B, K)), np.zeros((F, B, K)), np.zeros(K),
-                     np.zeros(4, np.int64))
+                     np.zeros(6, np.int64))
         # The tree as it stood before the node where the pair's two placements part
         # (grow_phase1_pair), for the cut-aware tree to go on from (resume_cut_tree).
         m = max_nodes
@@ -1808,9 +1817,10 @@ class Phase1Scratch:
         self.jpos = np.zeros(3 * n + 10, np.int64)
         self.grf = np.zeros(2 * n + 5, np.int64)
         # The node's kinks per label and how far each (label, feature) row of the loss sums
-        # has moved them (``_kink_lists``, ``_apply_kinks``); the loss sums before position
+        # has moved them (``_apply_bucket``, ``_apply_kinks``; slot 2 is unused since the
+        # lists are written by the first sweep); the loss sums before position
         # 0, kept for the node's second sweep (``_reset_sweep``); the node's events' payloads
-        # beside ``ev_code`` (``_node_events``: ev_i, ev_a, ev_b) and the kink lists' (kl_i,
+        # beside ``ev_k`` (``_node_events``: ev_i, ev_a, ev_b) and the kink lists' (kl_i,
         # kl_m, kl_w).
         n_ev = max(n * (2 * K - 1), 1)
         self.lazy = (np.zeros(max(n * K, 1), np.uint32), np.zeros(K + 1, np.int64),
@@ -1847,7 +1857,7 @@ def _run_grower(ws, s, X_binned, y, n_bins, scores, R, unit, resume, borrow_view
                  ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right, ws.node_label,
                  ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote, ws.n_nodes,
                  ws.correct, ws.rank, ws.s_idx, ws.axis, ws.em, ws.kink_pos, ws.ew, ws.mark,
-                 ws.oE, ws.oC, ws.oD, ws.oH, ws.bE, ws.bC, ws.bD, s.jpos, ws.ev_code, ws.sa,
+                 ws.oE, ws.oC, ws.oD, ws.oH, ws.bE, ws.bC, ws.bD, s.jpos, ws.ev_k, ws.sa,
                  ws.sc, ws.sd, ws.tot, ws.tsa, ws.tsc, ws.tsd, ws.nbin, ws.L1, ws.X1, ws.L2,
                  ws.X2, ws.kleft, ws.tmin, ws.lmin, ws.xs, s.u, s.ub, s.xw, s.pe, s.rc, s.pa,
                  s.pc, s.pd, s.ph, s.sh, s.hmin, s.rowver, s.hstamp, s.kver, s.Q, s.lst,
@@ -1865,6 +1875,7 @@ def _prepare(ws, X_binned, y, scores, unit, two_pass, half_flags, eager_rows=Fal
         half_cell_flags(scores, y, R, ws.axis, ws.kink_pos, s.half[0])
     s.R = R
     s.half[15][1] = PAIR_SAME
+    s.half[15][5] = 0
     return s, R
 
 
@@ -1918,7 +1929,9 @@ def resume_cut_tree(ws, X_binned, y, n_bins, scores, status, c=None, unit=1.0,
 
     Either way on the round data the pair prepared (``prepare_round`` and the half-cell
     flags, which no grower writes; the scores have not changed): a restart is
-    ``grow_zero_one_tree(cut_aware=True)`` without preparing the same round again."""
+    ``grow_zero_one_tree(cut_aware=True)`` without preparing the same round again, and
+    without searching the root's label again: the pair's root search folded the cut-aware
+    keys beside its own, and its cut-aware choice is that search's result."""
     if status not in (PAIR_RESUME, PAIR_RESTART):
         raise ValueError(f"status must be PAIR_RESUME or PAIR_RESTART, got {status!r}")
     s = _scratch(ws, X_binned.shape[0], X_binned.shape[1])
@@ -1926,5 +1939,6 @@ def resume_cut_tree(ws, X_binned, y, n_bins, scores, status, c=None, unit=1.0,
     s.mstat[3] = float(bool(eager_rows))
     s.half[11][0] = 1
     s.half[15][1] = PAIR_SAME
+    s.half[15][5] = 1 if status == PAIR_RESTART else 0
     return _run_grower(ws, s, X_binned, y, n_bins, scores, s.R, unit,
                        status == PAIR_RESUME, borrow_views)

@@ -63,7 +63,9 @@ class ZeroOneWorkspace:
         self.ew = np.zeros((n, K), np.float64)
         # ... a node's events and per-(label, feature, bin) sweep state ...
         # (The events' buckets, three per axis position, are in ``Phase1Scratch.jpos``.)
-        self.ev_code = np.zeros(max(n * (2 * K - 1), 1), np.int64)
+        # (The label of each event: one byte while K <= 256, unsigned as an index.)
+        self.ev_k = np.zeros(max(n * (2 * K - 1), 1),
+                             np.uint8 if K <= 256 else np.uint16 if K <= 65536 else np.uint32)
         self.cnt = np.zeros((K, F, B), np.int32)
         self.sa = np.zeros((K, F, B), np.float64)
         self.sc = np.zeros((K, F, B), np.float64)
@@ -103,7 +105,7 @@ class ZeroOneWorkspace:
         self.bD = np.zeros(n + 2, np.float64)
         # np.zeros maps pages lazily; write the large buffers once now so the first round
         # does not pay the page faults.
-        for a in (self.s_idx, self.kink_pos, self.ew, self.ev_code):
+        for a in (self.s_idx, self.kink_pos, self.ew, self.ev_k):
             a.fill(0)
         # Phase II (``margin_tree``) also uses sa, sc, tsa, tsc, tsd, nbin and valid as
         # scratch.
