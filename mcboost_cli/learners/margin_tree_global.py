@@ -215,6 +215,38 @@ def _cand_key(kl, kr, nl, nS, order, lcnt, ncnt, ocnt, lhi, sufhi, ohi, S0, n_st
 
 
 @njit(cache=True, nogil=True)
+def _pick_label(vary_left, fixed, known_v, known_e, floor, nl, nS, order, lcnt, ncnt, ocnt,
+                lhi, sufhi, ohi, S0, n_strict, n_tied, nprime, c, eps, corner, k_nd, scores, y,
+                margin, p, s, w, n, buf, K):
+    """Lines 7 and 9: the label of S_left (vary_left) or S_right, the other side voting
+    ``fixed``; label k_nd's key is known (known_v, known_e). Labels whose key cannot reach
+    ``floor`` are skipped (``_cand_key``). Returns (label, key, corner key); the first label
+    wins ties as in the loop over every label."""
+    kb = 0
+    vb = -INF
+    eb = -INF
+    have = False
+    for k in range(K):
+        if k == k_nd:
+            v = known_v
+            e = known_e
+        else:
+            kl = k if vary_left else fixed
+            kr = fixed if vary_left else k
+            v, e, exact = _cand_key(kl, kr, nl, nS, order, lcnt, ncnt, ocnt, lhi, sufhi, ohi,
+                                    S0, n_strict, n_tied, nprime, c, eps, corner, floor, k_nd,
+                                    scores, y, margin, p, s, w, n, buf)
+            if not exact:
+                continue
+        if not have or _better(v, e, vb, eb):
+            vb = v
+            eb = e
+            kb = k
+            have = True
+    return kb, vb, eb
+
+
+@njit(cache=True, nogil=True)
 def _grow_global(X, y, n_bins, scores, c, nprime, eps, max_depth, sample_index, partition_buf,
                  feature, threshold, left, right, node_label, node_start, node_end, node_depth,
                  stack, vote, n_nodes_out, margin, order, binpos, p, s, w, buf, K, corner):
@@ -331,49 +363,18 @@ def _grow_global(X, y, n_bins, scores, c, nprime, eps, max_depth, sample_index, 
                 if nl == prev or nl >= nS:      # bin t empty (a repeated split), or no right side
                     continue
                 # Line 7: the label of S_left, S_right keeping S's label (k_nd: the tree as
-                # it stands, whose key is known).
-                kl = 0
-                kl_v = -INF
-                kl_e = -INF
-                have = False
-                for k in range(K):
-                    if k == k_nd:
-                        v = cur_v
-                        e = cur_e
-                    else:
-                        v, e, exact = _cand_key(k, k_nd, nl, nS, order, lcnt, ncnt, ocnt, lhi,
-                                                sufhi, ohi, S0, n_strict, n_tied, nprime, c,
-                                                eps, corner, floor7, k_nd, scores, y, margin,
-                                                p, s, w, n, buf)
-                        if not exact:
-                            continue            # worse than k_nd's beyond the tolerance
-                    if not have or _better(v, e, kl_v, kl_e):
-                        kl_v = v
-                        kl_e = e
-                        kl = k
-                        have = True
-                # Line 9: the label of S_right with S_left's fixed (k_nd: line 7's tree).
+                # it stands, whose key is known; a pruned label is worse than it).
+                kl, kl_v, kl_e = _pick_label(True, k_nd, cur_v, cur_e, floor7, nl, nS, order,
+                                             lcnt, ncnt, ocnt, lhi, sufhi, ohi, S0, n_strict,
+                                             n_tied, nprime, c, eps, corner, k_nd, scores, y,
+                                             margin, p, s, w, n, buf, K)
+                # Line 9: the label of S_right with S_left's fixed (k_nd: line 7's tree; a
+                # pruned label cannot beat the best split found).
                 floor9 = _tie_floor(best) if prune and found else -INF
-                kr = 0
-                kr_v = -INF
-                kr_e = -INF
-                have = False
-                for k in range(K):
-                    if k == k_nd:
-                        v = kl_v
-                        e = kl_e
-                    else:
-                        v, e, exact = _cand_key(kl, k, nl, nS, order, lcnt, ncnt, ocnt, lhi,
-                                                sufhi, ohi, S0, n_strict, n_tied, nprime, c,
-                                                eps, corner, floor9, k_nd, scores, y, margin,
-                                                p, s, w, n, buf)
-                        if not exact:
-                            continue            # cannot beat the best split found
-                    if not have or _better(v, e, kr_v, kr_e):
-                        kr_v = v
-                        kr_e = e
-                        kr = k
-                        have = True
+                kr, kr_v, kr_e = _pick_label(False, kl, kl_v, kl_e, floor9, nl, nS, order,
+                                             lcnt, ncnt, ocnt, lhi, sufhi, ohi, S0, n_strict,
+                                             n_tied, nprime, c, eps, corner, k_nd, scores, y,
+                                             margin, p, s, w, n, buf, K)
                 # Line 13: the split of the largest key.
                 if not found or _better(kr_v, kr_e, best, best_e):
                     found = True
