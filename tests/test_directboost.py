@@ -242,6 +242,76 @@ def test_directboost_avg_global_trees_equal_brute_force(eps, corner):
         np.testing.assert_array_equal(ws.vote, vote)
 
 
+def test_directboost_avg_key_from_the_rounds_kth_margin_equals_the_passes():
+    """margin_tree_global.key_at_kth (the n'-th smallest margin selected once per round) gives
+    the bits of step_key + corner_key (selections per vote vector); when it prunes, the
+    reference key lies below the floor beyond the tie tolerance."""
+    from mcboost_cli.learners import margin_tree_global as mtg
+    rng = np.random.default_rng(5)
+    n_pruned = 0
+    for it in range(300):
+        n = int(rng.integers(2, 40))
+        _, scores, c = binary_state(rng, n, int(rng.integers(1, 6)), integer=it % 2 == 0)
+        y = rng.integers(0, 2, n).astype(np.int32)
+        if it % 3 == 0:
+            y = (scores[:, 1] > scores[:, 0]).astype(np.int32)
+        vote = rng.integers(0, 2, n).astype(np.int32)
+        nprime = int(rng.integers(1, n + 1))
+        eps = [0.0, 1e-9, 0.01, 0.3][it % 4]
+        margin = np.empty(n)
+        ls.unnormalised_margins(scores, y, margin)
+        p, s, w = np.empty(n), np.empty(n), np.empty(n)
+        for i in range(n):
+            p[i], s[i], w[i] = ls.piece_terms(scores, i, y[i], vote[i], margin[i])
+        buf = np.empty(n)
+        v_ref, e_ref = mtg._key(p, s, w, n, nprime, c, eps, buf, True)
+        vk0 = np.sort(margin)[nprime - 1]
+        v, e, exact = mtg.key_at_kth(p, s, w, n, nprime, c, eps, buf, True, vk0, -np.inf)
+        assert exact and v == v_ref and e == e_ref
+        floor = v_ref + float(rng.choice([-1e-3, -1e-8, 0.0, 1e-8, 1e-3]))
+        v, e, exact = mtg.key_at_kth(p, s, w, n, nprime, c, eps, buf, True, vk0, floor)
+        if exact:
+            assert v == v_ref and e == e_ref
+        else:
+            n_pruned += 1
+            assert v >= v_ref - 1e-12 and v_ref < mtg._tie_floor(floor)
+    assert n_pruned > 10
+
+
+class _Phase2States(DirectBoostAvg):
+    """Records the state of every Phase II round."""
+
+    def _boost_phase2(self, t, X_binned, y):
+        self.states_ = getattr(self, "states_", [])
+        self.states_.append((X_binned.copy(), y.copy(), self._scores.copy(), self._c))
+        return super()._boost_phase2(t, X_binned, y)
+
+
+@pytest.mark.parametrize("fraction,depth", [(0.8, 1), (0.2, 2), (0.05, 3)])
+def test_directboost_avg_global_trees_equal_brute_force_on_phase2_states(fraction, depth):
+    """The counted, pruned search of margin_tree_global against its naive twin on the states
+    a fit's Phase II rounds start from (most candidates at a corner, the rest close to the
+    best: where the pruning and the tie-break decide)."""
+    from mcboost_cli.learners.margin_tree_global import grow_margin_tree_global
+    X, y = binary_data(2, n=90, noise=0.5)
+    est = _Phase2States(n_rounds=60, max_depth=depth, max_bins=8, n_prime_fraction=fraction,
+                        phase1_patience=10).fit(X, y)
+    assert len(est.states_) >= 3
+    for Xb, yy, scores, c in est.states_[:: max(1, len(est.states_) // 6)]:
+        n, F = Xb.shape
+        n_bins = est._n_bins
+        ws = ZeroOneWorkspace(n, F, int(Xb.max()) + 1, 2, depth)
+        m = grow_margin_tree_global(ws, Xb, yy, n_bins, scores, c, est.n_prime_,
+                                    est.epsilon, True)
+        nodes, vote = nz.grow_tree_global_naive(Xb, yy, n_bins, scores, depth, c=c,
+                                                nprime=est.n_prime_, eps=est.epsilon,
+                                                corner=True)
+        assert list(ws.feature[:m]) == nodes["feature"]
+        assert list(ws.threshold[:m]) == nodes["threshold"]
+        assert list(ws.node_label[:m]) == nodes["label"]
+        np.testing.assert_array_equal(ws.vote, vote)
+
+
 class _StopState(DirectBoostAvg):
     """Records the state each Phase II round starts from (the last one: where it stopped)."""
 

@@ -553,6 +553,16 @@ def bottom_sum(p, s, w, L, nprime, alpha, side, buf):
     for i in range(L):
         buf[i] = numerator(p[i], s[i], w[i], alpha)
     vk = _select_kth(buf, L, nprime - 1)
+    return bottom_sum_at_kth(p, s, w, L, nprime, alpha, side, vk)
+
+
+@njit(cache=True, nogil=True)
+def bottom_sum_at_kth(p, s, w, L, nprime, alpha, side, vk):
+    """``bottom_sum`` given vk, the n'-th smallest numerator at alpha (the same floats: the
+    selection's result is the order statistic, whatever the order of buf). At alpha = 0 every
+    numerator is p_i (w_i >= p_i, also in floating point: see ``piece_terms``), so vk is the
+    n'-th smallest margin, the same for every vote vector of a round
+    (``margin_tree_global``)."""
     total = 0.0
     slope = 0.0
     n_less = 0
@@ -579,6 +589,14 @@ def bottom_sum(p, s, w, L, nprime, alpha, side, buf):
                 t_p1 += 1
     need = nprime - n_less
     total += need * vk
+    return total, tied_slope(slope, need, t_m1, t_0, t_p1, side)
+
+
+@njit(cache=True, nogil=True)
+def tied_slope(slope, need, t_m1, t_0, t_p1, side):
+    """The one-sided slope of S: slope (the examples below the n'-th value) plus the slopes
+    of the ``need`` examples tied at it that belong to the bottom set on that side (t_m1,
+    t_0, t_p1 tied examples of slope -1, 0, +1)."""
     if side > 0:        # smallest right slopes first
         take = min(need, t_m1)
         slope -= take
@@ -593,7 +611,7 @@ def bottom_sum(p, s, w, L, nprime, alpha, side, buf):
         take = min(need, t_0)
         need -= take
         slope -= need
-    return total, slope
+    return slope
 
 
 @njit(cache=True, nogil=True)
@@ -663,6 +681,12 @@ def max_bottom_avg_exact(p, s, w, L, nprime, c, hi, buf):
     piece is found and replaces the end on its side. Returns (alpha, g(alpha)).
     """
     S0, Q0 = bottom_sum(p, s, w, L, nprime, 0.0, 1, buf)
+    return max_bottom_avg_from(p, s, w, L, nprime, c, hi, buf, S0, Q0)
+
+
+@njit(cache=True, nogil=True)
+def max_bottom_avg_from(p, s, w, L, nprime, c, hi, buf, S0, Q0):
+    """``max_bottom_avg_exact`` given S(0) and its right slope (``bottom_sum`` at 0, +1)."""
     if not _rising(S0, Q0, nprime, c, 0.0):
         return 0.0, S0 / (nprime * c)
     S1, Q1 = bottom_sum(p, s, w, L, nprime, hi, -1, buf)

@@ -108,6 +108,13 @@ def corner_key(p, s, w, L, kcap, buf):
     for q in range(L):
         buf[q] = p[q]
     v0 = _select_kth(buf, L, kcap - 1)
+    return corner_key_at_kth(p, s, w, L, kcap, v0)
+
+
+@njit(cache=True, nogil=True)
+def corner_key_at_kth(p, s, w, L, kcap, v0):
+    """``corner_key`` given v0, the kcap-th smallest margin p (the same for every vote vector
+    of a round: ``margin_tree_global``)."""
     strict = 0.0
     n_strict = 0
     tie_sum = 0.0
@@ -120,6 +127,13 @@ def corner_key(p, s, w, L, kcap, buf):
         elif p[q] == v0:
             tie_sum += sl
             n_tied += 1
+    return corner_value(strict, n_strict, tie_sum, n_tied, kcap)
+
+
+@njit(cache=True, nogil=True)
+def corner_value(strict, n_strict, tie_sum, n_tied, kcap):
+    """``corner_key`` from its sums: strict = the right slopes at 0 summed over the n_strict
+    margins below the kcap-th, tie_sum over the n_tied margins equal to it."""
     return (strict + (kcap - n_strict) * tie_sum / n_tied) / kcap
 
 
