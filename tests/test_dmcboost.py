@@ -359,6 +359,26 @@ def test_phase2_tree_equals_brute_force(eps, grouping):
             same_tree(ws, m, nodes, vote)
 
 
+def test_phase2_label_search_calls_pass_the_mode_as_a_constant():
+    # A speed property (the values are the same either way): every call of the label search
+    # ``_pick_label`` names its mode as a constant (MODE_ALL / MODE_LEFT / MODE_SPLIT), so
+    # that numba types it as a literal and compiles one search per mode, each with its mode
+    # tests folded away. With the mode in a variable (an int64 at run time) the one compiled
+    # search tested it at every item: the same work 2.6x slower for n' > 1 (ALGORITHMS.md,
+    # DMCBoost "Speed"). Read from the source: the compiled signatures are not there when the
+    # callers come from numba's cache.
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(msf))
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Name) and node.func.id == "_pick_label"]
+    assert len(calls) >= 3
+    for call in calls:
+        mode = call.args[6]
+        assert isinstance(mode, ast.Name) and mode.id.startswith("MODE_"), ast.dump(mode)
+
+
 def test_group_rows_groups_exactly_the_equal_rows():
     rng = np.random.default_rng(11)
     for it in range(20):
@@ -456,6 +476,38 @@ def _node_items(X, y, scores, margin, ws, start, end, grouped, nb):
     return L, imargin, order, items, bufs
 
 
+def _random_node(rng, it, n, K, F, nb, grouped, nearly_pure=False):
+    """A random ensemble state (tie-heavy / continuous by ``it``, signed zeros every third,
+    optionally a nearly pure class column) on n examples and a random node of it, as the node
+    search makes it (``_node_items``), with the node's occupied bins per feature
+    (obin[f, :nob[f]], increasing). Returns a dict of the pieces."""
+    X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
+    scores, c = ensemble_state(rng, n, K, int(rng.integers(0, 6)), integer=it % 2 == 0)
+    if it % 3 == 0:
+        scores[rng.random((n, K)) < 0.2] = -0.0
+    y = rng.integers(0, K, n).astype(np.int32)
+    if nearly_pure:       # the passes read far for another class
+        y[:] = 0
+        y[rng.random(n) < 0.03] = 1
+    margin = np.empty(n)
+    ls.unnormalised_margins(scores, y, margin)
+    ws = ZeroOneWorkspace(n, F, nb, K, 1)
+    ws.sample_index[:] = rng.permutation(n)
+    start = int(rng.integers(0, n))
+    end = int(rng.integers(start + 1, n + 1))
+    L, imargin, order, items, bufs = _node_items(X, y, scores, margin, ws, start, end, grouped,
+                                                 nb)
+    rows = ws.sample_index[start:end]
+    obin = np.zeros((F, nb), np.int32)
+    nob = np.zeros(F, np.int64)
+    for f in range(F):
+        occ = np.unique(X[rows, f])
+        obin[f, : occ.size] = occ
+        nob[f] = occ.size
+    return dict(X=X, scores=scores, c=c, y=y, margin=margin, ws=ws, start=start, end=end, L=L,
+                order=order, items=items, bufs=bufs, obin=obin, nob=nob)
+
+
 @pytest.mark.parametrize("grouped", [False, True])
 def test_phase2_scan_equals_plain_summation(grouped):
     # _scan keeps only the numerators that can be among the kcap smallest and stops early
@@ -510,31 +562,17 @@ def test_phase2_min_scan_equals_scan_for_one_bottom_example(grouped):
     rng = np.random.default_rng(41 + int(grouped))
     for it in range(30):
         n, K, F, nb = int(rng.integers(2, 300)), int(rng.integers(2, 6)), 2, 5
-        X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
-        scores, c = ensemble_state(rng, n, K, int(rng.integers(0, 6)), integer=it % 2 == 0)
-        if it % 3 == 0:
-            scores[rng.random((n, K)) < 0.2] = -0.0
-        y = rng.integers(0, K, n).astype(np.int32)
-        margin = np.empty(n)
-        ls.unnormalised_margins(scores, y, margin)
-        ws = ZeroOneWorkspace(n, F, nb, K, 1)
-        ws.sample_index[:] = rng.permutation(n)
-        start = int(rng.integers(0, n))
-        end = int(rng.integers(start + 1, n + 1))
-        L, imargin, order, items, bufs = _node_items(X, y, scores, margin, ws, start, end, grouped,
-                                                     nb)
+        nd = _random_node(rng, it, n, K, F, nb, grouped)
+        X, scores, c, y, margin, ws = (nd[k] for k in ("X", "scores", "c", "y", "margin", "ws"))
+        start, end, L, order, items, bufs = (nd[k] for k in ("start", "end", "L", "order",
+                                                            "items", "bufs"))
+        obin, nob = nd["obin"], nd["nob"]
         # The tables are written at the node's occupied bins (its candidates' thresholds)
         # only: NaN elsewhere makes any other read fail the comparisons below; a threshold t
         # is read at the largest occupied bin <= t (the same members on each side).
-        rows = ws.sample_index[start:end]
-        obin = np.zeros((F, nb), np.int32)
-        nob = np.zeros(F, np.int64)
-        for f in range(F):
-            occ = np.unique(X[rows, f])
-            obin[f, : occ.size] = occ
-            nob[f] = occ.size
         mtab = np.full((4, F, nb, K), np.nan)
-        msf._min_tables(X, ws.sample_index, start, end, y, scores, margin, mtab, obin, nob)
+        msf._min_tables(X, ws.sample_index, start, end, y, scores, margin, mtab, obin, nob,
+                        np.zeros(K))
         for _ in range(20):
             f, t = int(rng.integers(0, F)), int(rng.integers(0, nb))
             mode = int(rng.integers(0, 3))
@@ -561,6 +599,103 @@ def test_phase2_min_scan_equals_scan_for_one_bottom_example(grouped):
                 got = msf._min_scan(A, Bm, C, alpha)
                 assert got == want
                 assert np.array(got[:3]).tobytes() == np.array(want[:3]).tobytes()
+
+
+def test_phase2_first_member_tables_give_the_passes_values():
+    # n' = 1 per example: line 7's / line 9's pre-work starts at S_left's first member and
+    # takes the falling bounds from the node's first-member tables (_first_pos_tables,
+    # _two_smallest, _falling_bounds_first) instead of passes over the node: the same S(0),
+    # slopes, corner keys and read length as _slopes_at_zero from position 0, and the same
+    # bounds as _falling_bounds, bit for bit, on sub-nodes of tie-heavy, nearly pure and
+    # continuous states (signed zeros too), every occupied threshold, every fixed label.
+    rng = np.random.default_rng(81)
+    n_checked = 0
+    for it in range(40):
+        n, K, F, nb = int(rng.integers(2, 200)), int(rng.integers(2, 6)), 2, 6
+        nd = _random_node(rng, it, n, K, F, nb, False, nearly_pure=it % 4 == 1)
+        X, scores, y, margin, ws = (nd[k] for k in ("X", "scores", "y", "margin", "ws"))
+        L, order, items, obin, nob = (nd[k] for k in ("L", "order", "items", "obin", "nob"))
+        top_lab = np.zeros(n, np.int32)
+        msf.top_labels(scores, y, top_lab)
+        fpos = np.full((2, F, nb, K), -7, np.int64)
+        msf._first_pos_tables(ws.sx, ws.sy, L, obin, nob, fpos)
+        om = order.astype(np.int64)
+        for f in range(F):
+            for t in obin[f, : nob[f]]:
+                t = int(t)
+                for mode in (msf.MODE_LEFT, msf.MODE_SPLIT):
+                    for lab in range(K):
+                        if mode == msf.MODE_LEFT and lab > 0:
+                            break
+                        q0 = 0
+                        if mode == msf.MODE_LEFT:
+                            q0 = int(msf._two_smallest(fpos, 0, f, t, L)[0])
+                            left = [p for p in range(L) if ws.sx[f, p] <= t]
+                            assert q0 == (left[0] if left else L)
+                        outs = []
+                        for qs in (0, q0):
+                            bufs_k = [np.zeros(K) for _ in range(5)]
+                            r = msf._slopes_at_zero(om, L, X, f, t, lab, mode, scores, y,
+                                                    margin, items, top_lab, 1, *bufs_k, qs)
+                            outs.append((np.array(r).tobytes(), bufs_k[0].tobytes(),
+                                         bufs_k[4].tobytes()))
+                        assert outs[0] == outs[1]
+                        want = np.zeros(K)
+                        msf._falling_bounds(om, L, X, f, t, lab, mode, scores, y, items, 1,
+                                            want, np.zeros(K))
+                        got = np.full(K, np.nan)
+                        msf._falling_bounds_first(L, f, t, lab, mode, items, fpos, got)
+                        assert got.tobytes() == want.tobytes(), (got, want)
+                        n_checked += 1
+    assert n_checked > 500
+
+
+def test_phase2_heap_rest_sorted_gives_the_pop_order():
+    # The node search pops its candidates from a heap (best bound first, the lower index on
+    # ties) and, after a quarter of them, sorts the rest at once (sort_heap_rest): the same
+    # order as popping them all, with many tied bounds, for any number popped first.
+    rng = np.random.default_rng(91)
+    for it in range(200):
+        n = int(rng.integers(1, 300))
+        ubt = rng.integers(0, 6, n).astype(np.float64) if it % 2 else rng.normal(size=n)
+        heap = np.arange(n, dtype=np.int64)
+        for root in range(n // 2 - 1, -1, -1):
+            msf._cand_sift_down(ubt, heap, root, n)
+        want = sorted(range(n), key=lambda i: (-ubt[i], i))
+        got = []
+        n_heap = n
+        n_pop = int(rng.integers(0, n + 1))
+        while n_heap > 0 and len(got) < n_pop:
+            got.append(int(heap[0]))
+            n_heap -= 1
+            heap[0] = heap[n_heap]
+            msf._cand_sift_down(ubt, heap, 0, n_heap)
+        msf.sort_heap_rest(ubt, heap, np.zeros(n, np.int64), n_heap)
+        got += [int(v) for v in heap[:n_heap]]
+        assert got == want
+
+
+def test_phase2_two_smallest_gives_min_other_bit_for_bit():
+    # n' = 1 label picks read each label's "smallest entry of another class" from the two
+    # smallest entries of the row (_two_smallest, once per pick) instead of _min_other's scan
+    # per label: the same float for every label, bit for bit, with ties, signed zeros, +inf
+    # rows and entries, K = 1 .. 8.
+    rng = np.random.default_rng(71)
+    pool = np.array([-1.5, -0.0, 0.0, 0.25, 2.0, np.inf])
+    n_checked = 0
+    for it in range(400):
+        K = int(rng.integers(1, 9))
+        mtab = np.full((4, 2, 3, K), np.nan)
+        row = pool[rng.integers(0, pool.size, K)] if it % 2 == 0 else rng.normal(size=K)
+        j, f, t = int(rng.integers(0, 4)), int(rng.integers(0, 2)), int(rng.integers(0, 3))
+        mtab[j, f, t] = row
+        m1, i1, m2 = msf._two_smallest(mtab, j, f, t, msf.INF)
+        for lab in range(K):
+            want = msf._min_other(mtab, j, f, t, lab)
+            got = m2 if lab == i1 else m1
+            assert np.array(got).tobytes() == np.array(want).tobytes()
+            n_checked += 1
+    assert n_checked > 1000
 
 
 @pytest.mark.parametrize("eps", [0.0, 0.01])

@@ -220,7 +220,7 @@ def test_corner_slope_key_equals_slopes_at_zero(kind):
                 jQ0, jD = np.zeros(2), np.zeros(2)
                 msf._slopes_at_zero(order_m, n, X, f, t, a, msf.MODE_SPLIT, scores, y, margin,
                                     items, top_lab, kcap, jQ0, np.zeros(2), np.zeros(2),
-                                    np.zeros(2), jD)
+                                    np.zeros(2), jD, 0)
                 for b in (0, 1):
                     Q0, key = corner_slope_key(ccnt, ci, tot, a, b, n_strict, n_tied, kcap)
                     assert Q0 == jQ0[b] and key == jD[b], (Q0, jQ0[b], key, jD[b])
@@ -258,7 +258,7 @@ def test_line7_corner_label_equals_the_pick():
                     S0, _, _ = msf._slopes_at_zero(order.astype(np.int64), n, X, f, t, 0,
                                                    msf.MODE_LEFT, scores, y, margin, items,
                                                    top_lab, kL, jQ0, np.zeros(2), np.zeros(2),
-                                                   np.zeros(2), jD)
+                                                   np.zeros(2), jD, 0)
                     rising = [ls._rising(S0, jQ0[k], kL, c, 0.0) for k in (0, 1)]
                     if any(rising):
                         want = -1

@@ -19,7 +19,12 @@ fast node search of ``margin_tree``.
   for ties;
 * examples with equal label and score row are treated as one item with a multiplicity
   (``group_rows``, ``_node_groups``, ``_item``);
-* with n' = 1 each evaluation is O(1) from per-(feature, bin, label) minima (``_min_tables``);
+* with n' = 1 each evaluation is O(1) from per-(feature, bin, label) minima (``_min_tables``),
+  and per example a label pick's pre-work starts at S_left's first member and takes the
+  falling bounds from per-(feature, bin, class) first positions (``_first_pos_tables``);
+  lines 7 and 9 then run as one inlined label search per candidate (``_pick_label_body``),
+  and the nodes below the root read their margin order from the root's, partitioned stably
+  at each split (``morder``) instead of sorting;
 * otherwise (on examples) each label is first bounded by its bottom set's own maximum, walked
   over that set's kinks (``margin_bound_walk``): a label whose bound cannot reach the best
   value found is not searched, and an exact search starts probing where that bound peaks;
@@ -479,8 +484,49 @@ def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, alpha
     return total, slope_l, slope_r, vk
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _fill_occupied(tab, rows, obin, nob, v):
+    """tab[j, f, b, :] = v for j < rows at every feature f's occupied bins b = obin[f, :nob[f]]
+    (the node tables' per-bin entries before the node's members are read)."""
+    for f in range(nob.shape[0]):
+        for jb in range(nob[f]):
+            b = obin[f, jb]
+            for j in range(rows):
+                for k in range(tab.shape[3]):
+                    tab[j, f, b, k] = v
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _suffix_prefix_min(tab, src, dst, f, obin, no, none):
+    """Running minima per label k over feature f's occupied bins obin[f, :no] (increasing):
+    tab[dst, f, b, k] = the smallest tab[src, f, b', k] over the occupied bins b' > b
+    (``none`` at the last), then tab[src, f, b, k] = the smallest over b' <= b, in place.
+    The suffix at bin j is the suffix at bin j + 1 min'd with bin j + 1's own entry (read
+    before the prefixes overwrite the row); the labels run innermost (adjacent entries)."""
+    if no == 0:
+        return
+    K = tab.shape[3]
+    b = obin[f, no - 1]
+    for k in range(K):
+        tab[dst, f, b, k] = none
+    for j in range(no - 2, -1, -1):
+        b = obin[f, j]
+        bn = obin[f, j + 1]
+        for k in range(K):
+            v = tab[dst, f, bn, k]
+            if tab[src, f, bn, k] < v:
+                v = tab[src, f, bn, k]
+            tab[dst, f, b, k] = v
+    for j in range(1, no):
+        b = obin[f, j]
+        bp = obin[f, j - 1]
+        for k in range(K):
+            if tab[src, f, bp, k] < tab[src, f, b, k]:
+                tab[src, f, b, k] = tab[src, f, bp, k]
+
+
 @njit(cache=True, nogil=True)
-def _min_tables(X, sample_index, start, end, y, scores, margin, mtab, obin, nob):
+def _min_tables(X, sample_index, start, end, y, scores, margin, mtab, obin, nob, wrow):
     """The node's tables for n' = 1 (``_min_lines``): per feature f, bin t and label k,
     mtab[0, f, t, k] = the smallest margin of the members with bin <= t and class k,
     mtab[1, f, t, k] = the smallest w_i(k) = scores[i, y_i] - scores[i, k] of the members with
@@ -490,58 +536,118 @@ def _min_tables(X, sample_index, start, end, y, scores, margin, mtab, obin, nob)
     The values are the very floats the scans compute (the margins, and w by the same
     subtraction as ``_node_views``); an empty bin would hold +inf and leave every running
     minimum as it is, so skipping them gives the same tables there. O(|S| F K + F B' K) per
-    node (B' occupied bins)."""
+    node (B' occupied bins).
+
+    ``wrow`` (K floats, scratch): a member's w_i(k) row, made once per member instead of
+    once per feature, with +inf at its own class (so every k is compared and the class's
+    entry never changes: the same minima), and the suffixes / prefixes run over the labels
+    innermost: the same comparisons per (f, k) in the same bin order, as loops over
+    adjacent entries (vectorised)."""
     F = X.shape[1]
     B = mtab.shape[2]
     K = mtab.shape[3]
-    for f in range(F):
-        for j in range(nob[f]):
-            b = obin[f, j]
-            for k in range(K):
-                mtab[0, f, b, k] = INF
-                mtab[1, f, b, k] = INF
+    _fill_occupied(mtab, 2, obin, nob, INF)
     # Per-bin minima in mtab[0] and mtab[1].
     for q in range(start, end):
         i = sample_index[q]
         yi = y[i]
         mi = margin[i]
         ay = scores[i, yi]
+        for k in range(K):
+            wrow[k] = ay - scores[i, k]
+        wrow[yi] = INF
         for f in range(F):
             b = X[i, f]
             if mi < mtab[0, f, b, yi]:
                 mtab[0, f, b, yi] = mi
             for k in range(K):
-                if k != yi:
-                    wk = ay - scores[i, k]
-                    if wk < mtab[1, f, b, k]:
-                        mtab[1, f, b, k] = wk
+                if wrow[k] < mtab[1, f, b, k]:
+                    mtab[1, f, b, k] = wrow[k]
     # Suffixes (bins > t) into mtab[2], mtab[3], then prefixes in place.
     for f in range(F):
-        no = nob[f]
-        for k in range(K):
-            ma = INF
-            mc = INF
-            for j in range(no - 1, -1, -1):
-                b = obin[f, j]
-                mtab[2, f, b, k] = ma
-                mtab[3, f, b, k] = mc
-                if mtab[0, f, b, k] < ma:
-                    ma = mtab[0, f, b, k]
-                if mtab[1, f, b, k] < mc:
-                    mc = mtab[1, f, b, k]
-            for j in range(1, no):
-                b = obin[f, j]
-                bp = obin[f, j - 1]
-                if mtab[0, f, bp, k] < mtab[0, f, b, k]:
-                    mtab[0, f, b, k] = mtab[0, f, bp, k]
-                if mtab[1, f, bp, k] < mtab[1, f, b, k]:
-                    mtab[1, f, b, k] = mtab[1, f, bp, k]
+        _suffix_prefix_min(mtab, 0, 2, f, obin, nob[f], INF)
+        _suffix_prefix_min(mtab, 1, 3, f, obin, nob[f], INF)
     # The whole node, where MODE_ALL reads it (the prefix at feature 0's last occupied bin).
     bl = obin[0, nob[0] - 1]
     if bl != B - 1:
         for k in range(K):
             mtab[0, 0, B - 1, k] = mtab[0, 0, bl, k]
             mtab[1, 0, B - 1, k] = mtab[1, 0, bl, k]
+
+
+@njit(cache=True, nogil=True)
+def _first_pos_tables(sx, sy, L, obin, nob, fpos):
+    """The node's first-member tables for n' = 1 per example (``_pick_label_body``): per
+    feature f, occupied bin t and class k, fpos[0, f, t, k] = the first margin position
+    (``_node_views``' order) of an example of class k with bin <= t, fpos[1, f, t, k] the
+    same over bin > t (L: none). O(|S| F + F B' K) per node (B' occupied bins)."""
+    F = fpos.shape[1]
+    _fill_occupied(fpos, 1, obin, nob, L)
+    for p in range(L):
+        yi = sy[p]
+        for f in range(F):
+            b = sx[f, p]
+            if p < fpos[0, f, b, yi]:
+                fpos[0, f, b, yi] = p
+    for f in range(F):
+        _suffix_prefix_min(fpos, 0, 1, f, obin, nob[f], L)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _two_smallest(tab, j, f, t, none):
+    """(m1, i1, m2): the smallest entry m1 of tab[j, f, t, :] (``none`` when no entry is
+    below it), its first index i1 (-1: none) and the smallest entry of the others m2
+    (``none``: none). One O(K) pass per label pick instead of one per label.
+
+    On the n' = 1 minima (``_min_tables``, none = +inf): ``_min_other``(lab) is m2 when
+    lab == i1 and m1 otherwise — the same float: its scan keeps the first of equal minima,
+    and every entry before i1 is > m1, so with lab != i1 it stops at i1 (with lab == i1 it
+    is m2's own scan). On the first-member tables (``_first_pos_tables``, none = L): the
+    first position P1 over all classes, its class c1 and the first position P2 of another
+    class than c1."""
+    m1 = none
+    i1 = -1
+    for k in range(tab.shape[3]):
+        if tab[j, f, t, k] < m1:
+            m1 = tab[j, f, t, k]
+            i1 = k
+    m2 = none
+    for k in range(tab.shape[3]):
+        if k != i1 and tab[j, f, t, k] < m2:
+            m2 = tab[j, f, t, k]
+    return m1, i1, m2
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _falling_bounds_first(L, f, t, lab_fixed, mode, items, fpos, acc):
+    """``_falling_bounds`` for kcap = 1 per example in MODE_LEFT / MODE_SPLIT, from the first
+    positions (``_first_pos_tables``) instead of a pass: label k's sum is its first member
+    (in margin order) voted a wrong label, 0.0 + 1 * w there as the pass adds it (+inf:
+    none). MODE_LEFT: the first left member P1 unless k is its class, then the first left
+    member of another class; MODE_SPLIT: the earlier of the first left member of another
+    class than lab_fixed (w under lab_fixed) and the first right member of another class
+    than k (w under k)."""
+    sw = items[7]
+    K = acc.shape[0]
+    if mode == MODE_LEFT:
+        p1, c1, p2 = _two_smallest(fpos, 0, f, t, L)
+        for k in range(K):
+            q = p2 if k == c1 else p1
+            acc[k] = 0.0 + 1 * sw[q, k] if q < L else INF
+        return
+    ql = L
+    for k in range(K):
+        if k != lab_fixed and fpos[0, f, t, k] < ql:
+            ql = fpos[0, f, t, k]
+    r1, c1, r2 = _two_smallest(fpos, 1, f, t, L)
+    for k in range(K):
+        qr = r2 if k == c1 else r1
+        if ql < qr:
+            acc[k] = 0.0 + 1 * sw[ql, lab_fixed]
+        elif qr < L:
+            acc[k] = 0.0 + 1 * sw[qr, k]
+        else:
+            acc[k] = INF
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -643,14 +749,19 @@ def _two_line_bound(P0, q0, P1, q1, a, kcap, c):
 def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c, hi, S0, Q0,
               double, x_hint, floor, v0, bufs, mins, mtab, fall, whole, a_first=-1.0):
     """``_cand_max_body`` as a call (the scans' searches)."""
+    A = 0.0
+    Bm = 0.0
+    C = 0.0
+    if mins:
+        A, Bm, C = _min_lines(mtab, f, t, lab_a, lab_b, mode)
     return _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c,
-                          hi, S0, Q0, double, x_hint, floor, v0, bufs, mins, mtab, fall, whole,
-                          a_first)
+                          hi, S0, Q0, double, x_hint, floor, v0, bufs, mins, A, Bm, C, fall,
+                          whole, a_first)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c, hi, S0,
-                   Q0, double, x_hint, floor, v0, bufs, mins, mtab, fall, whole, a_first):
+                   Q0, double, x_hint, floor, v0, bufs, mins, A, Bm, C, fall, whole, a_first):
     """Exact maximum of g over [0, hi] for a candidate that rises at 0 (right slope Q0 at
     S(0) = S0): bracket by doubling, then intersect the pieces of S at the bracket's ends
     (as ``line_search.max_bottom_avg_exact``). Returns the maximum — or, as soon as the
@@ -663,8 +774,9 @@ def _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kc
     Each scan gets an upper bound of its kcap-th numerator (``_vk_cap``) from the last scan
     (or from 0), which lets it skip the entries and items that cannot be among the kcap
     smallest; the bound only needs to hold, so the scans return the same bits. With ``mins``
-    (n' = 1, so kcap = 1) each scan is the O(1) ``_min_scan`` on the node's n' = 1 tables
-    ``mtab`` (the same floats, the same probes).
+    (n' = 1, so kcap = 1) each scan is the O(1) ``_min_scan`` on the candidate's three lines
+    (A, Bm, C) from the node's n' = 1 tables (``_min_lines``; the same floats, the same
+    probes).
 
     ``fall``: the falling bound S(alpha) <= fall - kcap alpha (``_falling_bounds``; +inf when
     there is none). While the bracket is still growing (g rises at the last probe a0), S lies
@@ -679,11 +791,6 @@ def _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kc
     the aborts bound g over all of [0, hi] (a bound on the bracket only would not hold for the
     node's S, whose maximiser may lie elsewhere): U's supporting lines bound the node's S
     everywhere."""
-    A = 0.0
-    Bm = 0.0
-    C = 0.0
-    if mins:
-        A, Bm, C = _min_lines(mtab, f, t, lab_a, lab_b, mode)
     # Numerators and margins lie within [-(2c + 1) - |alpha|, ...]: their rounding errors
     # are below 1e-15 (1 + 4c + 2 alpha); 1e-9 of that is ample slack.
     slack = 1e-9 * (1.0 + 4.0 * c + 2.0 * hi)
@@ -847,14 +954,15 @@ def _fixed_slope0(scores, yi, r, lab_fixed, mi):
 
 @njit(cache=True, nogil=True, inline="always")
 def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, top_lab,
-                    kcap, jQ0, vstrict, vp1, vm1, jD):
+                    kcap, jQ0, vstrict, vp1, vm1, jD, q0):
     """S(0) and S'(0+) of every label of a candidate family in one pass (at alpha = 0 every
     numerator is the margin, so the bottom set is the kcap smallest margins; the labels only
     change the slopes, and among margins tied at the kcap-th value the smallest slopes count).
     Writes jQ0[k] and the tie-break key jD[k] (``margin_search_exhaustive.corner_key``: the
     same slopes with the tied slots shared evenly among the tied members, divided by kcap);
     returns (S(0), length of the margin-ordered prefix of items read, the kcap-th smallest
-    margin v0)."""
+    margin v0). ``q0``: no item before position q0 is a member (0, or the first member's
+    position; the passes skip non-members, so they may start there)."""
     sm = items[5]
     K = jQ0.shape[0]
     for k in range(K):
@@ -870,7 +978,7 @@ def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, ite
     S0 = 0.0
     v0 = INF
     n_strict = 0
-    for q in range(L):
+    for q in range(q0, L):
         mi = sm[q]
         if seen >= kcap and mi > v0:
             break
@@ -886,7 +994,7 @@ def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, ite
     # Second pass over the same prefix: strict part (m < v0) and ties (m == v0). In
     # MODE_SPLIT the members on S_left are voted the fixed label; the others vary with k.
     read = L
-    for q in range(L):
+    for q in range(q0, L):
         mi = sm[q]
         if mi > v0:
             read = q
@@ -1008,8 +1116,18 @@ def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap
 
 @njit(cache=True, nogil=True)
 def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, top_lab, kcap,
-                c, hi, eps, floor, K, bufs, jS0, jQ0, jval, jeps, jdone, jD, mins, mtab, lub,
-                walk, whole_set):
+                c, hi, eps, floor, K, bufs, labs, mins, mtab, lub, walk, whole_set, fpos,
+                firsts):
+    """``_pick_label_body`` as a call (the scans' searches, the root's MODE_ALL pick)."""
+    return _pick_label_body(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items,
+                            top_lab, kcap, c, hi, eps, floor, K, bufs, labs, mins, mtab, lub,
+                            walk, whole_set, fpos, firsts)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pick_label_body(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, top_lab,
+                     kcap, c, hi, eps, floor, K, bufs, labs, mins, mtab, lub, walk, whole_set,
+                     fpos, firsts):
     """Best label (max of g; ties: larger corner key, then the lower label) of a candidate family:
     mode MODE_LEFT ("k on S_left(t)"), MODE_SPLIT ("lab_fixed on S_left, k on S_right") or
     MODE_ALL ("k on S"). Labels whose bound cannot reach max(floor, best) are skipped; when all
@@ -1021,16 +1139,35 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
 
     ``walk``: the walk bound's switch, kink lists and per-label scratch (``margin_bound_walk``);
     ``whole_set``: kcap equals the family's number of members, so the bottom set is all of
-    them and the walk's maximum is exact (no scan at all)."""
+    them and the walk's maximum is exact (no scan at all).
+
+    ``firsts`` (n' = 1 per example, MODE_LEFT / MODE_SPLIT): the node's first-member tables
+    ``fpos`` (``_first_pos_tables``) let the passes start at S_left's first member and give
+    the falling bounds without a pass (``_falling_bounds_first``): in a nearly pure node the
+    pass read most of the node to find a member of another class, twice per candidate. The
+    same values.
+
+    ``labs``: the per-label scratch (jS0, jQ0, jval, jeps, jdone, jD) as one tuple: a call
+    with more than 30 arguments compiles to a call with ``*args``, which numba cannot
+    inline."""
+    jS0, jQ0, jval, jeps, jdone, jD = labs
+    fast_first = firsts and kcap == 1 and mode != MODE_ALL
+    q0 = 0
+    if fast_first and mode == MODE_LEFT:
+        q0, _, _ = _two_smallest(fpos, 0, f, t, L)
     S0, read, v0 = _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items,
-                               top_lab, kcap, jQ0, jval, jeps, jS0, jD)
+                               top_lab, kcap, jQ0, jval, jeps, jS0, jD, q0)
     # Bracketing by doubling pays when the relevant prefix is short; when it already holds
     # most of the set (e.g. many tied margins), start from the whole range.
     double = 4 * read < L
     Lp = PREFIX_MULT * read
     # Second concave bound per label (see _falling_bounds); the label's maximum is at most the
     # ratio where the tangent at 0 meets it. Stored in jval (upper bounds of rising labels).
-    _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap, jeps, jS0)
+    if fast_first:
+        _falling_bounds_first(L, f, t, lab_fixed, mode, items, fpos, jeps)
+    else:
+        _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap, jeps,
+                        jS0)
     g0 = S0 / (kcap * c)               # the same set for every label: the same g(0)
     for k in range(K):
         jdone[k] = False
@@ -1069,6 +1206,36 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
                 u += 1e-9 * (1.0 + abs(u))
                 if u < jval[k]:
                     jval[k] = u
+    # Each label's bound as the order below ranks it (at least g0 when it rises at 0, g0 for
+    # a corner), made once per pick in lub (free until a label's result is written there)
+    # instead of once per examined label.
+    for k in range(K):
+        if _rising(S0, jQ0[k], kcap, c, 0.0):
+            ub = jval[k]
+            if ub < g0:
+                ub = g0
+        else:
+            ub = g0
+        lub[k] = ub
+    # n' = 1: the labels' three lines (``_min_lines``) from the node's tables, with the
+    # varying label's "smallest margin of another class" from the two smallest entries found
+    # once per pick (``_two_smallest``: the same floats as ``_min_other``'s O(K) scan per label).
+    # MODE_SPLIT: S_left's part (the fixed label's) is the same for every label.
+    mj = 2 if mode == MODE_SPLIT else 0
+    mf = 0 if mode == MODE_ALL else f
+    mt = mtab.shape[2] - 1 if mode == MODE_ALL else t
+    om1 = INF
+    oi1 = -1
+    om2 = INF
+    A_l = INF
+    Bm_l = INF
+    C_l = INF
+    if mins:
+        om1, oi1, om2 = _two_smallest(mtab, mj, mf, mt, INF)
+        if mode == MODE_SPLIT:
+            A_l = mtab[0, f, t, lab_fixed]
+            Bm_l = _min_other(mtab, 0, f, t, lab_fixed)
+            C_l = mtab[1, f, t, lab_fixed]
     best_k = -1
     best_v = -INF
     best_e = -INF
@@ -1079,12 +1246,7 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
         for k in range(K):
             if jdone[k]:
                 continue
-            if _rising(S0, jQ0[k], kcap, c, 0.0):
-                ub = jval[k]
-                if ub < g0:
-                    ub = g0
-            else:
-                ub = g0
+            ub = lub[k]
             if kk < 0 or ub > ub_k:
                 kk = k
                 ub_k = ub
@@ -1127,10 +1289,28 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
                               mins, mtab, jeps[kk], False, kal[kk])
             elif mins:
                 # n' = 1: O(1) probes, so a call (every array of the arguments pushed field by
-                # field) was most of the search: inlined here (the same operations).
+                # field) was most of the search: inlined here (the same operations). The
+                # lines as ``_min_lines`` makes them (la = lab_a, kk = lab_b).
+                if mode == MODE_SPLIT:
+                    A = A_l
+                    Bm = Bm_l
+                    C = C_l
+                    w_ = mtab[2, f, t, kk]
+                    if w_ < A:
+                        A = w_
+                    w_ = om2 if kk == oi1 else om1
+                    if w_ < Bm:
+                        Bm = w_
+                    w_ = mtab[3, f, t, kk]
+                    if w_ < C:
+                        C = w_
+                else:
+                    A = mtab[0, mf, mt, kk]
+                    Bm = om2 if kk == oi1 else om1
+                    C = mtab[1, mf, mt, kk]
                 v = _cand_max_body(order_m, L, X, f, t, la, kk, mode, scores, y, items, kcap,
                                    c, hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs, mins,
-                                   mtab, jeps[kk], False, -1.0)
+                                   A, Bm, C, jeps[kk], False, -1.0)
             elif not pre:
                 v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, items, kcap, c,
                               hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs, mins, mtab,
@@ -1221,16 +1401,24 @@ def _corner_below(ccnt, ci, tot, n_strict, n_tied, kS, S0, g0, c, eps, best_v, b
 @njit(cache=True, nogil=True)
 def sort_candidates(ubt, order, tmp, n):
     """order[:n] = the candidates 0..n-1 in best-first order (``_cand_first``: larger bound,
-    then the lower index) all at once: a stable bottom-up merge sort on the bound, descending
-    (``tmp``: scratch of n). The heap's order when every candidate is popped, for a fraction
-    of its cost (its sift-downs' mispredicted branches). The bounds must not be NaN."""
+    then the lower index) all at once: ``sort_heap_rest`` on 0..n-1 (``tmp``: scratch of n).
+    The heap's order when every candidate is popped, for a fraction of its cost (its
+    sift-downs' mispredicted branches). The bounds must not be NaN."""
     for i in range(n):
         order[i] = i
-    in_order = True              # the current runs are in ``order`` (else in ``tmp``)
+    sort_heap_rest(ubt, order, tmp, n)
+
+
+@njit(cache=True, nogil=True)
+def sort_heap_rest(ubt, heap, tmp, n):
+    """heap[:n] (any order: the candidates still in the heap) into best-first order
+    (``_cand_first``, a total order on distinct candidates, so the one order the heap would
+    pop them in), by a bottom-up merge sort (``tmp``: scratch of n)."""
+    in_order = True              # the current runs are in ``heap`` (else in ``tmp``)
     width = 1
     while width < n:
-        src = order if in_order else tmp
-        dst = tmp if in_order else order
+        src = heap if in_order else tmp
+        dst = tmp if in_order else heap
         for lo in range(0, n, 2 * width):
             mid = min(lo + width, n)
             end = min(lo + 2 * width, n)
@@ -1238,9 +1426,7 @@ def sort_candidates(ubt, order, tmp, n):
             j = mid
             k = lo
             while i < mid and j < end:
-                # A strictly larger bound from the right run goes first; ties keep the left
-                # run's (lower) indices first.
-                if ubt[src[j]] > ubt[src[i]]:
+                if _cand_first(ubt, src[j], src[i]):
                     dst[k] = src[j]
                     j += 1
                 else:
@@ -1259,7 +1445,7 @@ def sort_candidates(ubt, order, tmp, n):
         width *= 2
     if not in_order:
         for i in range(n):
-            order[i] = tmp[i]
+            heap[i] = tmp[i]
 
 
 @njit(cache=True, nogil=True)
@@ -1348,6 +1534,8 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     unconstrained (see the module docstring); with ``grouped`` the node's examples are handled
     as groups of interchangeable examples (``gid``: each example's group), which gives the
     same maxima with fewer items.
+    ``need_single``: the node is the root (its single label is wanted too; per example, its
+    margin order is kept in ``nodebuf``'s last array for the nodes below, see ``morder``).
     ``sm``, ``sy``, ``sw``, ``sx``: the margin-ordered views (``_node_views``); ``heap``:
     scratch for the candidates' best-first order; ``ubr``: scratch per candidate; ``mtab``:
     the n' = 1 tables (``_min_tables``; used when nprime == 1 and ``min_tables``).
@@ -1372,6 +1560,8 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     candidates are then nearly all popped, their best-first order is sorted once
     (``sort_candidates``, the heap's order)."""
     lb_left, ub_left, lub, dbin, j0c, stmp, cbin, ccnt, ctot = cut
+    labs = (jS0, jQ0, jval, jeps, jdone, jD)
+    obin, nob, cand_nl, cand_lo, cand_hi, morder, fpos = nodebuf
     F = X.shape[1]
     K = jS0.shape[0]
     B = nbin.shape[1]
@@ -1382,19 +1572,30 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
         for q in range(L):
             order_m[q] = q
         imargin = gmargin
-    else:
+        _sort_by_margin(imargin, order_m, L)
+    elif need_single:
+        # The root (per example): sorted here, and kept in ``morder``, which the grower
+        # partitions stably at every split (``margin_tree._grow``), so every other node finds
+        # its examples there already in (margin, index) order — the same order (a total one,
+        # of which a child's is a subsequence) without a sort per node.
         L = nS
         for q in range(nS):
             order_m[q] = sample_index[start + q]
         imargin = margin
-    _sort_by_margin(imargin, order_m, L)
+        _sort_by_margin(imargin, order_m, L)
+        for q in range(nS):
+            morder[start + q] = order_m[q]
+    else:
+        L = nS
+        for q in range(nS):
+            order_m[q] = morder[start + q]
+        imargin = margin
     _node_views(X, y, scores, order_m, L, grouped, rep, imargin, sm, sy, sw, sx)
     items = (grouped, imargin, rep, gcnt, cum, sm, sy, sw, sx)
     # The node's occupied bins per feature (obin[f, :nob[f]], increasing) and the valid
     # thresholds: candidates come feature by feature (cand_lo[f] .. cand_hi[f]) in increasing
     # threshold, with their left counts cand_nl. Everything per (feature, bin) below visits
     # only the occupied bins: a deep tree's small nodes occupy a few of the B bins.
-    obin, nob, cand_nl, cand_lo, cand_hi = nodebuf
     for f in range(F):
         for b in range(B):
             nbin[f, b] = 0
@@ -1425,8 +1626,11 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     # n' = 1: every line search's S is the smallest numerator, three lines per candidate read
     # from per-(feature, bin, label) minima (``_min_lines``) instead of scans over the items.
     mins = min_tables and nprime == 1
+    firsts = mins and not grouped
     if mins:
-        _min_tables(X, sample_index, start, end, y, scores, margin, mtab, obin, nob)
+        _min_tables(X, sample_index, start, end, y, scores, margin, mtab, obin, nob, jval)
+    if firsts:
+        _first_pos_tables(sx, sy, L, obin, nob, fpos)
     walk_on, kg, kq, nk, rcnt, kal, cpos, tkg, tkq, tnk, tR = walk_in
     walk_on = walk_on and not grouped and not mins
     nT = 0
@@ -1439,8 +1643,8 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
         for k in range(K):
             lub[k] = INF
         k_single, _, _ = _pick_label(order_m, L, X, 0, 0, 0, MODE_ALL, scores, y, margin,
-                                     items, top_lab, kS, c, hi, eps, -INF, K, bufs, jS0, jQ0,
-                                     jval, jeps, jdone, jD, mins, mtab, lub, walk, kS == nS)
+                                     items, top_lab, kS, c, hi, eps, -INF, K, bufs, labs, mins,
+                                     mtab, lub, walk, kS == nS, fpos, False)
     if n_cand == 0:
         return False, -1, -1, 0, 0, k_single
     if cuts & 2:
@@ -1591,15 +1795,22 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
         for root in range(n_cand // 2 - 1, -1, -1):
             _cand_sift_down(ubt, heap, root, n_cand)
     n_heap = n_cand
+    # Once a quarter of the candidates have been popped without the search stopping (with
+    # n' = 1 on waveform every candidate is examined), the rest of the heap is sorted at once
+    # (``sort_heap_rest``: the order the pops would give) and read in sequence.
+    n_sorted = n_cand if binary else -1
     while n_heap > 0:
-        if binary:
-            ci = heap[n_cand - n_heap]
+        if n_sorted >= 0:
+            ci = heap[n_sorted - n_heap]
             n_heap -= 1
         else:
             ci = heap[0]
             n_heap -= 1
             heap[0] = heap[n_heap]
             _cand_sift_down(ubt, heap, 0, n_heap)
+            if 4 * (n_cand - n_heap) >= n_cand and n_heap > 32:
+                sort_heap_rest(ubt, heap, stmp, n_heap)
+                n_sorted = n_heap
         ub = ubt[ci]
         if found and ub < best_v - OBJ_TIE_EPS * (1.0 + abs(best_v)):
             break
@@ -1666,37 +1877,88 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
             if bf7 > fl7:
                 fl7 = bf7
                 split_floor = True
-        kl, vl, _ = _pick_label(order_m, L, X, f, t, 0, MODE_LEFT, scores, y, margin, items,
-                                top_lab, kL, c, hi, eps, fl7, K, bufs, jS0, jQ0, jval,
-                                jeps, jdone, jD, mins, mtab, lub, walk, kL == nl)
-        if split_floor and (kl < 0 or vl < fl7):
-            # Every label's maximum (or the bound that stopped its search) is below the best
-            # split; vl is then not an exact maximum, so cut 2 records only the bounds.
-            if cuts & 2:
+        # Lines 7 and 9 as two passes of one loop, so that with n' = 1 the label search is
+        # inlined once (``_pick_label_body``; a call pushed its ~35 arguments, every array
+        # field by field, twice per candidate: most of the search's own time). stage 0:
+        # line 7, S_left's label (MODE_LEFT, kcap kL); stage 1: line 9, S_right's label with
+        # S_left's fixed (MODE_SPLIT, kcap n'). The same calls with the same arguments in the
+        # same order as two call sites.
+        kl = 0
+        vl = -INF
+        kr = -1
+        v = -INF
+        e = -INF
+        skip = False
+        # (an int64 from the start: with the literal 0 numba's type inference would first
+        # compile a spare _pick_label for line 9 with lab_fixed the constant 0)
+        p_fixed = np.int64(0)
+        p_mode = MODE_LEFT
+        p_kcap = kL
+        p_floor = fl7
+        p_whole = kL == nl
+        for stage in range(2):
+            if mins:
+                kx, vx, ex = _pick_label_body(order_m, L, X, f, t, p_fixed, p_mode, scores, y,
+                                              margin, items, top_lab, p_kcap, c, hi, eps,
+                                              p_floor, K, bufs, labs, mins, mtab, lub, walk,
+                                              p_whole, fpos, firsts)
+            elif stage == 0:
+                # n' > 1: a call per line with the mode (and line 7's fixed label 0) written
+                # as the constant, not p_mode: numba types a constant argument as a literal
+                # and compiles a _pick_label per mode, with every ``mode ==`` test of the
+                # per-item passes (``_item_at``, ``_fixed_var_at``) folded away. With p_mode
+                # (an int64 at run time) the one compiled _pick_label tested the mode at every
+                # item: the same work 2.6x slower per pick (ALGORITHMS.md, "Speed").
+                kx, vx, ex = _pick_label(order_m, L, X, f, t, 0, MODE_LEFT, scores, y, margin,
+                                         items, top_lab, p_kcap, c, hi, eps, p_floor, K, bufs,
+                                         labs, mins, mtab, lub, walk, p_whole, fpos, firsts)
+            else:
+                kx, vx, ex = _pick_label(order_m, L, X, f, t, p_fixed, MODE_SPLIT, scores, y,
+                                         margin, items, top_lab, p_kcap, c, hi, eps, p_floor,
+                                         K, bufs, labs, mins, mtab, lub, walk, p_whole, fpos,
+                                         firsts)
+            if stage == 1:
+                kr = kx
+                v = vx
+                e = ex
+                break
+            kl = kx
+            vl = vx
+            if split_floor and (kl < 0 or vl < fl7):
+                # Every label's maximum (or the bound that stopped its search) is below the
+                # best split; vl is then not an exact maximum, so cut 2 records only the
+                # bounds.
+                if cuts & 2:
+                    _fen_min_record(ub_left, f, ci - cand_lo[f], cand_hi[f] - cand_lo[f], K,
+                                    lub)
+                skip = True
+                break
+            if kl < 0:
+                # Not reached (the winner's maximum is above fl_left); kept for safety.
+                for k in range(K):
+                    lub[k] = INF
+                kl, vl, _ = _pick_label(order_m, L, X, f, t, 0, MODE_LEFT, scores, y, margin,
+                                        items, top_lab, kL, c, hi, eps, -INF, K, bufs, labs,
+                                        mins, mtab, lub, walk, kL == nl, fpos, firsts)
+            if cuts & 2 and same_k:
+                _fen_max_record(lb_left, f, ci - cand_lo[f], cand_hi[f] - cand_lo[f], vl)
                 _fen_min_record(ub_left, f, ci - cand_lo[f], cand_hi[f] - cand_lo[f], K, lub)
-            continue
-        if kl < 0:
-            # Not reached (the winner's maximum is above fl_left); kept for safety.
+            # Line 9: S_right's label, S_left's fixed; only labels that can reach the best
+            # split.
+            floor = best_v if found else -INF
+            if cuts & 1 and found and same_k:
+                # kL = kS = n': the split's maximum is at most vl.
+                if vl < floor - 1e-9 * (1.0 + abs(floor)) - OBJ_TIE_EPS * (1.0 + abs(floor)):
+                    skip = True
+                    break
             for k in range(K):
                 lub[k] = INF
-            kl, vl, _ = _pick_label(order_m, L, X, f, t, 0, MODE_LEFT, scores, y, margin,
-                                    items, top_lab, kL, c, hi, eps, -INF, K, bufs, jS0, jQ0,
-                                    jval, jeps, jdone, jD, mins, mtab, lub, walk, kL == nl)
-        if cuts & 2 and same_k:
-            _fen_max_record(lb_left, f, ci - cand_lo[f], cand_hi[f] - cand_lo[f], vl)
-            _fen_min_record(ub_left, f, ci - cand_lo[f], cand_hi[f] - cand_lo[f], K, lub)
-        # Line 9: S_right's label, S_left's fixed; only labels that can reach the best split.
-        floor = best_v if found else -INF
-        if cuts & 1 and found and same_k:
-            # kL = kS = n': the split's maximum is at most vl.
-            if vl < floor - 1e-9 * (1.0 + abs(floor)) - OBJ_TIE_EPS * (1.0 + abs(floor)):
-                continue
-        for k in range(K):
-            lub[k] = INF
-        kr, v, e = _pick_label(order_m, L, X, f, t, kl, MODE_SPLIT, scores, y, margin, items,
-                               top_lab, kS, c, hi, eps, floor, K, bufs, jS0, jQ0, jval, jeps,
-                               jdone, jD, mins, mtab, lub, walk, kS == nS)
-        if kr < 0:
+            p_fixed = kl
+            p_mode = MODE_SPLIT
+            p_kcap = kS
+            p_floor = floor
+            p_whole = kS == nS
+        if skip or kr < 0:
             continue
         # Line 13: (maximum, corner key), then the first (feature, threshold).
         if not found or _ranks_above(v, e, ci, best_v, best_e, best_ci):

@@ -45,7 +45,7 @@ from .line_search import unnormalised_margins
 from .margin_search_exhaustive import OBJ_BOTTOM_AVG, OBJ_ORDER, _best_split_phase2
 from .margin_search_fast import _best_split_phase2_fast, group_rows, top_labels
 from .margin_search_order import best_split_order
-from .tree_layout import pop_node, split_node, start_tree, write_leaf_votes
+from .tree_layout import _partition, pop_node, split_node, start_tree, write_leaf_votes
 from .zero_one_workspace import GROUP_CELLS, ZeroOneWorkspace
 
 # Tiers of the walk bound's kink lists per node (positions < kcap, 2 kcap, 4 kcap).
@@ -90,9 +90,14 @@ def _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth,
             continue
         if not found or not want_split:
             continue
-        lc, rc, _, n_nodes, top = split_node(
+        lc, rc, mid, n_nodes, top = split_node(
             X, nd, bf, bt, n_nodes, top, sample_index, partition_buf, feature, threshold, left,
             right, node_start, node_end, node_depth, stack)
+        if phase == OBJ_BOTTOM_AVG and not constrain and not grouped:
+            # The node's examples in (margin, index) order (``_best_split_phase2_fast``'s
+            # ``morder``), partitioned stably like sample_index: each child's range is then
+            # its own examples in that order (a subsequence of a sorted sequence).
+            _partition(X, nodebuf[5], start, end, bf, bt, partition_buf)
         node_label[lc] = kl
         node_label[rc] = kr
     write_leaf_votes(n_nodes, left, node_start, node_end, node_label, sample_index, vote)
@@ -131,7 +136,8 @@ def _grow_views(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_
     sc = borrowed(sc)
     nbin = borrowed(nbin)
     nodebuf = (borrowed(nodebuf[0]), borrowed(nodebuf[1]), borrowed(nodebuf[2]),
-               borrowed(nodebuf[3]), borrowed(nodebuf[4]))
+               borrowed(nodebuf[3]), borrowed(nodebuf[4]), borrowed(nodebuf[5]),
+               borrowed(nodebuf[6]))
     tsa = borrowed(tsa)
     tsc = borrowed(tsc)
     tsd = borrowed(tsd)
@@ -266,13 +272,24 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
                np.zeros((F, B, 8), np.int64), np.zeros((F * B, 8), np.int64),
                np.zeros(8, np.int64))
         ws.p2_cut = cut
-    # The node's occupied bins and its candidates' left counts and per-feature ranges
-    # (``_best_split_phase2_fast``), allocated on first use.
+    # The node's occupied bins and its candidates' left counts and per-feature ranges, and
+    # the examples in (margin, index) order per node (``_best_split_phase2_fast``'s
+    # ``morder``), allocated on first use.
     nodebuf = getattr(ws, "p2_nodebuf", None)
-    if nodebuf is None or nodebuf[0].shape != (F, B):
+    if (nodebuf is None or len(nodebuf) != 6 or nodebuf[0].shape != (F, B)
+            or nodebuf[5].shape != ws.order.shape):
         nodebuf = (np.zeros((F, B), np.int32), np.zeros(F, np.int64), np.zeros(F * B, np.int64),
-                   np.zeros(F, np.int64), np.zeros(F, np.int64))
+                   np.zeros(F, np.int64), np.zeros(F, np.int64),
+                   np.zeros(ws.order.shape[0], ws.order.dtype))
         ws.p2_nodebuf = nodebuf
+    # The n' = 1 first-member tables per example (``margin_search_fast._first_pos_tables``),
+    # allocated when used.
+    fshape = (2, F, B, ws.n_classes) if (min_tables and not grouped) else (2, 1, 1, 1)
+    fpos = getattr(ws, "p2_fpos", None)
+    if fpos is None or fpos.shape != fshape:
+        fpos = np.zeros(fshape, np.int64)
+        ws.p2_fpos = fpos
+    nodebuf = nodebuf + (fpos,)
     # The kink lists of the walk bound (``margin_bound_walk``), allocated on first use, and
     # their tiers (the lists restricted to the node's first positions, ``tier_lists``),
     # allocated when the walk runs (examples, n' > 1; not for grouped data such as Poker525k).
