@@ -45,6 +45,8 @@ import socket
 import time
 from pathlib import Path
 
+from .fit_clock import fit_cpu_time
+
 FORMAT = 1
 # Default interval between saves: a kill loses at most this much of a fit's work.
 EVERY_SECONDS = 300.0
@@ -77,14 +79,14 @@ class FitCheckpoint:
         self.cpu_before: float | None = 0.0
         self.resumed_round = 0         # rounds of the loaded state (0 for a fresh fit)
         self._started = time.perf_counter()
-        self._cpu_started = time.thread_time()
+        self._cpu_started = fit_cpu_time()
         self._last = self._started
         self._interval = self.every_seconds
 
     def load(self, fingerprint: str):
         """The saved state of this fit, or None (no file, unreadable, or another fit's)."""
         self._started = self._last = time.perf_counter()
-        self._cpu_started = time.thread_time()
+        self._cpu_started = fit_cpu_time()
         try:
             with open(self.path, "rb") as fh:
                 payload = pickle.load(fh)
@@ -108,11 +110,11 @@ class FitCheckpoint:
 
     def elapsed_cpu(self) -> float | None:
         """CPU seconds of the fit's thread so far, including those before the loaded state
-        (call it from the thread that runs the fit); None when the loaded state did not
-        record them."""
+        (call it from the thread that runs the fit), less numba's compiling
+        (``fit_clock.fit_cpu_time``); None when the loaded state did not record them."""
         if self.cpu_before is None:
             return None
-        return self.cpu_before + (time.thread_time() - self._cpu_started)
+        return self.cpu_before + (fit_cpu_time() - self._cpu_started)
 
     def save(self, fingerprint: str, state: dict) -> None:
         t0 = time.perf_counter()

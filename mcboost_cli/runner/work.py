@@ -22,6 +22,7 @@ from ..protocol.seeding import derive_seed
 from ..protocol.selection import reported_round
 from ..protocol.splits import make_split
 from .cells import DONE, Cell, CellResult
+from .fit_clock import fit_cpu_time
 
 
 @lru_cache(maxsize=4)
@@ -120,7 +121,7 @@ def run_cell(cell: Cell, checkpoints=None, fetch: bool = False,
         # An algorithm that draws inside its fit (CART's cross-validation folds) gets a seed
         # that is a function of the cell (not a config parameter: the key already fixes it).
         est.set_params(random_state=cell_random_state(cell))
-    t_fit, cpu_fit = time.perf_counter(), time.thread_time()
+    t_fit, cpu_fit = time.perf_counter(), fit_cpu_time()
     # Training and validation labels carry the noise where the cell puts it (y_noisy equals y
     # elsewhere); the test labels are the clean ones.
     has_valid = split.valid.size > 0
@@ -136,8 +137,9 @@ def run_cell(cell: Cell, checkpoints=None, fetch: bool = False,
     fit_seconds = ckpt.elapsed() if ckpt is not None else time.perf_counter() - t_fit
     # CPU time of this thread, which runs the whole fit (the numba kernels are single-threaded):
     # unlike fit_seconds it does not grow when other processes share the cores, and other
-    # fits in threads of the same process (Dask workers with --nthreads > 1) do not count.
-    cpu_seconds = ckpt.elapsed_cpu() if ckpt is not None else time.thread_time() - cpu_fit
+    # fits in threads of the same process (Dask workers with --nthreads > 1) do not count;
+    # nor does numba compiling the kernels this fit happened to call first (fit_clock).
+    cpu_seconds = ckpt.elapsed_cpu() if ckpt is not None else fit_cpu_time() - cpu_fit
     extra = {"stop_reason": est.stop_reason_, "n_train": int(split.train.size),
              "n_valid": int(split.valid.size), "n_test": int(split.test.size),
              "n_flipped": int(flipped.size)}
