@@ -10,6 +10,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -331,6 +332,37 @@ def test_direct_boosters_config_runs_end_to_end(tmp_path, mirror_env):
     assert r.exit_code == 0, r.output
     assert (tmp_path / "plain/results.csv").read_text() == (
         tmp_path / "results/direct_tiny/results.csv").read_text()
+
+
+def test_recheck_shares_prefixes_as_a_run_does(tmp_path, mirror_env, monkeypatch):
+    # recheck --retime must time a DMCBoost fit as the run did: its n' siblings start from the
+    # Phase I the first of them computed (else every re-timed n' > 1 fit would count Phase I
+    # again). Every number is reproduced either way.
+    cfg = Path(__file__).resolve().parent.parent / "configs" / "direct_tiny.yaml"
+    r = invoke(["run", str(cfg), "--jobs", "1", "-q", "--algorithms", "DMCBoost"], tmp_path)
+    assert r.exit_code == 0, r.output
+    from mcboost_cli.runner import work
+    seen, real = [], work.run_cell
+
+    def recording(cell, *args, **kwargs):
+        res = real(cell, *args, **kwargs)
+        seen.append(res.extra)
+        return res
+
+    monkeypatch.setattr(work, "run_cell", recording)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    cells = tmp_path / "results/direct_tiny/cells.csv"
+    r = invoke(["recheck", str(cfg), "--cells", str(cells), "--all", "--algorithms",
+                "DMCBoost", "--retime"], tmp_path)
+    assert r.exit_code == 0 and "0 numbers differ" in r.stderr, r.output
+    # 2 folds x 3 n' (tic-tac-toe, depth 3): one fit per fold computes Phase I.
+    assert len(seen) == 6, seen
+    shared = [e for e in seen if e.get("prefix_rounds")]
+    assert len(shared) == 4 and all(e["prefix_rounds"] == e["n_phase1_rounds"] for e in shared)
+    # The shared states lived in a temporary folder, removed at the end.
+    assert list(scratch.iterdir()) == []
 
 
 LONG_FIT_CFG = """\

@@ -39,9 +39,12 @@ before calling ``run_experiment``; a notebook keeps its own handlers.
 from __future__ import annotations
 
 import contextlib
+import functools
+import math
 import numbers
 import os
 import sys
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -49,7 +52,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import UserError
 from ..protocol.splits import POOLED
-from .checkpoint import EVERY_SECONDS
+from .checkpoint import EVERY_SECONDS, CheckpointDir
 from .config import ExperimentConfig
 
 if TYPE_CHECKING:
@@ -232,8 +235,6 @@ def _open_store(path: Path, *, create: bool = True):
 
 @contextlib.contextmanager
 def _empty_store():
-    import tempfile
-
     from .store import ResultStore
     with tempfile.TemporaryDirectory(prefix="mcboost-dry-run-") as tmp:
         with ResultStore(Path(tmp) / "cells.sqlite") as store:
@@ -357,7 +358,6 @@ def _figures(config, planned, store, out_dir, results=None):
 def _checkpointed_lines(unique_cells, statuses, store_file: Path) -> list[str]:
     """Dry run: the pending fits that a run continues from a mid-fit checkpoint (a heading
     and one line each; nothing when there are none)."""
-    from .checkpoint import CheckpointDir
     from .progress import format_seconds
     ckdir = CheckpointDir(store_file.parent.resolve() / "checkpoints")
     lines = []
@@ -481,7 +481,6 @@ def _run(config, shown_rates, *, jobs, retry_failed, fresh, dry_run, mirror, off
     from contextlib import ExitStack
     from functools import partial
 
-    from .checkpoint import CheckpointDir
     from .config import narrow
     from .execute import run_cells
     from .executors import check_dask_timeout, make_executor
@@ -830,9 +829,17 @@ def recheck_experiment(config: ExperimentConfig | str | os.PathLike, *, cells_fi
                         f"{max_seconds:g} s to re-run; raise --max-seconds")
     datasets = sorted(set(sample["dataset"]))
     timings = {} if retime else None
-    with _mirror_in_environment(mirror):
+    with _mirror_in_environment(mirror), tempfile.TemporaryDirectory(
+            prefix="mcboost-recheck-") as tmp:
         _load_datasets(narrow(config, datasets), mirror, offline, log)
-        mismatches = recheck(sample, config.experiment, run_cell, timings)
+        # Sibling fits share their first rounds as in a run (DMCBoost's Phase I for every
+        # n', algorithms.base "Shared prefixes"): the first re-run fit of a group computes
+        # them once, the others start from them, so a re-timed cell costs what it cost in
+        # the run (its cpu_seconds leave the shared part out) and the re-run takes no
+        # longer. No mid-fit checkpoints: nothing is resumed.
+        shared = CheckpointDir(tmp, every_seconds=math.inf)
+        mismatches = recheck(sample, config.experiment,
+                             functools.partial(run_cell, checkpoints=shared), timings)
     if retime and timings:
         n = write_timings(path, timings)
         log(f"retime: the timings of {n} reproduced cells written to {path}")
