@@ -305,6 +305,7 @@ def recheck(config_file, cells_file, n_sample, max_seconds, every, only_datasets
     training, validation and test errors exactly (float64 equality).
     """
     from .runner.experiment import recheck_experiment
+    _sigterm_as_interrupt()       # a killed --retime still writes what it measured
     result = recheck_experiment(config_file, cells_file=cells_file, n_sample=n_sample,
                                 max_seconds=max_seconds, mirror=mirror, offline=offline,
                                 sources=_source_mapping(sources), only_datasets=only_datasets,

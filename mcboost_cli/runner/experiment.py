@@ -45,6 +45,7 @@ import numbers
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -805,7 +806,7 @@ def recheck_experiment(config: ExperimentConfig | str | os.PathLike, *, cells_fi
     """
     from .config import narrow
     from .plan import expand
-    from .reference import read_cells, recheck, sample_cells, write_timings
+    from .reference import read_cells, recheck, sample_cells
     from .work import run_cell
     log = log or _print_to_stderr
     config = load_experiment(config, sources=sources)
@@ -838,12 +839,45 @@ def recheck_experiment(config: ExperimentConfig | str | os.PathLike, *, cells_fi
         # the run (its cpu_seconds leave the shared part out) and the re-run takes no
         # longer. No mid-fit checkpoints: nothing is resumed.
         shared = CheckpointDir(tmp, every_seconds=math.inf)
-        mismatches = recheck(sample, config.experiment,
-                             functools.partial(run_cell, checkpoints=shared), timings)
-    if retime and timings:
-        n = write_timings(path, timings)
-        log(f"retime: the timings of {n} reproduced cells written to {path}")
+        saved = SavedTimings(path, timings)
+        try:
+            mismatches = recheck(sample, config.experiment,
+                                 functools.partial(run_cell, checkpoints=shared), timings,
+                                 after_cell=saved.save_if_due)
+        finally:
+            # Interrupted (Ctrl-C, SIGTERM) or not, what was measured is kept.
+            n = saved.save()
+            if n:
+                log(f"retime: the timings of {n} reproduced cells written to {path}")
     return RecheckResult(cells_path=path, sample=sample, mismatches=tuple(mismatches))
+
+
+class SavedTimings:
+    """``recheck --retime``'s measured timings, written into the per-cell file as they come:
+    at most every ``every_seconds`` (a re-time of a dataset's DMCBoost fits runs for hours;
+    the file is rewritten whole, a few hundred ms) and once at the end, so an interrupted
+    re-time loses at most that much of its measurements. ``timings`` None: nothing to save."""
+
+    def __init__(self, path, timings: dict | None, every_seconds: float = 60.0):
+        self.path = path
+        self.timings = timings
+        self.every_seconds = float(every_seconds)
+        self._last = time.monotonic()
+        self._saved = 0
+
+    def save_if_due(self) -> None:
+        if time.monotonic() - self._last >= self.every_seconds:
+            self.save()
+
+    def save(self) -> int:
+        """Write every timing measured so far (again: writing is idempotent); return how
+        many cells have one."""
+        from .reference import write_timings
+        if self.timings and len(self.timings) != self._saved:
+            write_timings(self.path, self.timings)
+            self._saved = len(self.timings)
+        self._last = time.monotonic()
+        return self._saved
 
 
 def _friedman_per_rate(config, table, summary) -> tuple:

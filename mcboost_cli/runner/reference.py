@@ -422,11 +422,12 @@ class Mismatch:
 
 
 def recheck(sample: pd.DataFrame, experiment: str, work_fn,
-            timings: dict | None = None) -> list[Mismatch]:
+            timings: dict | None = None, after_cell=None) -> list[Mismatch]:
     """Run every sampled cell again with ``work_fn`` and compare its numbers with the file.
 
     ``timings``, when given, receives ``key -> {fit_seconds, cpu_seconds, machine}`` (as
-    cells.csv writes them) of every re-run cell that reproduced all its numbers."""
+    cells.csv writes them) of every re-run cell that reproduced all its numbers;
+    ``after_cell``, when given, is called after each cell (e.g. to save them as they come)."""
     out = []
     for _, row in sample.iterrows():
         cell = cell_of(row, experiment)
@@ -457,6 +458,8 @@ def recheck(sample: pd.DataFrame, experiment: str, work_fn,
             timings[row["key"]] = {"fit_seconds": seconds_text(res.fit_seconds),
                                    "cpu_seconds": seconds_text(res.cpu_seconds),
                                    "machine": versions.get("machine", "")}
+        if after_cell is not None:
+            after_cell()
     return out
 
 
