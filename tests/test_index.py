@@ -11,7 +11,8 @@ import pandas as pd
 
 from mcboost_cli.report.index import END, START
 from mcboost_cli.runner.plan import expand
-from mcboost_cli.runner.config import load_config
+from mcboost_cli.runner.config import load_config, with_sources
+from mcboost_cli.runner.experiment import committed_sources
 from mcboost_cli.runner.reference import current_cells, read_cells
 
 from .test_cli import invoke
@@ -75,10 +76,15 @@ def test_a_fit_shared_by_two_configs_counts_once(tmp_path):
                       r"\*\*([\d.]+)\*\*", compute)
     # The distinct done fits of every config's plan, straight from the committed files.
     keys, seconds, untimed = set(), {}, {}
+    stand_ins = []
     for c in CONFIGS:
         config = load_config(REPO / c)
-        plan = {pc.cell.key for pc in expand(config)}
         frame = current_cells(read_cells(REPO / "results" / config.experiment / "cells.csv"))
+        # A dataset computed from another source only (Poker525k's stand-in) is planned
+        # with that source, as `report --source` shows it.
+        other = committed_sources(config, frame)
+        stand_ins += [(c, d, s) for d, s in other.items()]
+        plan = {pc.cell.key for pc in expand(with_sources(config, other))}
         frame = frame[frame["key"].isin(plan)]
         keys |= set(frame["key"])
         seconds.update(zip(frame["key"], pd.to_numeric(frame["cpu_seconds"],
@@ -95,6 +101,9 @@ def test_a_fit_shared_by_two_configs_counts_once(tmp_path):
     assert int(shown.group(1)) == len(untimed)
     if untimed:
         assert float(shown.group(2)) == round(sum(untimed.values()) / 3600, 2)
+    for c, d, s in stand_ins:
+        assert f"`{c}`: {d}'s fits are counted from source `{s}`" in compute
+    assert compute.count("are counted from source") == len(stand_ins)
     # uci.yaml and noise.yaml write one cells.csv, and their plans do not overlap, so the
     # total is their sum; it would double a shared fit if the files were summed instead.
     assert int(total.group(1)) <= sum(n for n, _ in per_config.values())
@@ -108,3 +117,16 @@ def test_rewrite_keeps_the_hand_written_text_and_is_stable(tmp_path):
     assert "\nold\n" not in first
     second = _index(tmp_path, first)
     assert second == first
+
+
+def test_committed_sources_names_datasets_computed_from_another_source_only():
+    config = load_config(REPO / "configs" / "uci.yaml")
+    rows = [("poker525k", "generator"), ("poker525k", "generator"), ("abalone", ""),
+            ("letter", ""), ("letter", "generator")]
+    frame = pd.DataFrame(rows, columns=["dataset", "data_source"])
+    # Mixed sources (letter) or the config's own (abalone): planned as the config says.
+    assert committed_sources(config, frame) == {"poker525k": "generator"}
+    assert committed_sources(config, frame[frame["dataset"] != "poker525k"]) == {}
+    assert committed_sources(config, None) == {}
+    # A config that names the source itself plans those keys already.
+    assert committed_sources(with_sources(config, {"poker525k": "generator"}), frame) == {}

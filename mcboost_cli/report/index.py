@@ -67,6 +67,9 @@ class ExperimentEntry:
     # which ``cpu_seconds`` does not include.
     n_fits_untimed: int = 0
     untimed_wall_seconds: float = 0.0
+    # (dataset, source) of datasets whose committed fits come from another source than the
+    # config's (``runner.experiment.committed_sources``); they are counted as done.
+    stand_ins: tuple[tuple[str, str], ...] = ()
     readme: str | None = None       # the experiment's README, relative to the index file
 
 
@@ -160,6 +163,11 @@ def render_index(index: Index) -> str:
                f"{index.total_fits_planned} | **{_hours(index.total_cpu_seconds)}** "
                f"| {_untimed(index.total_fits_untimed, index.total_untimed_wall_seconds)} |")
     out.append("")
+    for e in index.experiments:
+        for dataset, source in e.stand_ins:
+            out += [f"`{e.config_path}`: {dataset}'s fits are counted from source "
+                    f"`{source}` (`mcboost report {e.config_path} --source "
+                    f"{dataset}={source}` shows them, marked), not from the config's.", ""]
     if index.machines:
         out += [f"Machines the fits ran on: {'; '.join(index.machines)}.", ""]
     out.append(END)

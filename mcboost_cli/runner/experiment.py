@@ -898,6 +898,22 @@ def _friedman_per_rate(config, table, summary) -> tuple:
     return tuple(out)
 
 
+def committed_sources(config: ExperimentConfig, cells) -> dict[str, str]:
+    """Datasets of ``config`` whose committed cells (a ``cells.csv`` frame, or None) all come
+    from one other source than the config's, e.g. Poker525k's in-distribution stand-in
+    (``--source poker525k=generator``) where its files cannot be had offline: dataset ->
+    that source. Their cells have keys of their own, so a plan with the config's sources
+    would count them as not run (and their CPU hours as none)."""
+    if cells is None or not len(cells) or "data_source" not in cells.columns:
+        return {}
+    out = {}
+    for name in config.datasets:
+        used = set(cells.loc[cells["dataset"] == name, "data_source"].fillna(""))
+        if len(used) == 1 and next(iter(used)) not in ("", config.source_of(name)):
+            out[name] = next(iter(used))
+    return out
+
+
 def index_experiments(config_files, output="results/README.md",
                       log: Log | None = None) -> Path:
     """Write the index of the reproduction configs' committed results (``mcboost index``).
@@ -931,8 +947,6 @@ def index_experiments(config_files, output="results/README.md",
     entries, seen_cpu, seen_untimed, seen_planned, machines = [], {}, {}, set(), []
     for config_file in config_files:
         config = load_experiment(config_file)
-        planned = expand(config)
-        keys = [pc.cell.key for pc in planned]
         _, out_dir = experiment_paths(config)
         cells_path = out_dir / "cells.csv"
         try:
@@ -940,6 +954,12 @@ def index_experiments(config_files, output="results/README.md",
         except UserError:
             log(f"note: {cells_path}: no committed results; {config.path} is listed empty")
             done = None
+        stand_ins = committed_sources(config, done)
+        if stand_ins:
+            # Listed as `mcboost report CONFIG --source D=S` renders them (marked there).
+            config = load_experiment(config_file, sources=stand_ins)
+        planned = expand(config)
+        keys = [pc.cell.key for pc in planned]
         if done is not None:
             done = done[done["key"].isin(set(keys))]
             done = done[done["status"] == DONE] if "status" in done.columns else done
@@ -997,7 +1017,7 @@ def index_experiments(config_files, output="results/README.md",
             config_path=str(config.path), experiment=config.experiment, title=config.title,
             tables=tuple(tables), figures=tuple(figures), n_fits_done=n_done,
             n_fits_planned=len(set(keys)), cpu_seconds=cpu, n_fits_untimed=n_untimed,
-            untimed_wall_seconds=untimed_wall,
+            untimed_wall_seconds=untimed_wall, stand_ins=tuple(sorted(stand_ins.items())),
             readme=str(rel / "README.md") if readme.exists() else None))
     index = Index(experiments=tuple(entries), total_cpu_seconds=float(sum(seen_cpu.values())),
                   total_fits_done=len(seen_cpu), total_fits_planned=len(seen_planned),
