@@ -52,11 +52,12 @@ MAX_LEAVES = ParamSpec(
 
 @njit(cache=True, nogil=True)
 def _leaf_values_and_reweight(left, node_sum, n_nodes, node_start, node_end, sample_index, y,
-                              D, eps, leaf_value):
+                              D, eps, leaf_value, factor):
     """c_{j,l} for every leaf j, then D(i,l) *= exp(-Y(i,l) c_{j(i),l}) and normalise.
 
     IN: the workspace's tree; node_sum[:, :K] = total label weight, [:, K:] = W+.
-    IN/OUT: D (n, K). OUT: leaf_value (nodes, K). Returns Z_t (the normaliser).
+    IN/OUT: D (n, K). OUT: leaf_value (nodes, K). SCRATCH: factor (2, K). Returns Z_t (the
+    normaliser).
     """
     K = D.shape[1]
     z = 0.0
@@ -68,15 +69,18 @@ def _leaf_values_and_reweight(left, node_sum, n_nodes, node_start, node_end, sam
             wneg = node_sum[nd, l] - wpos
             if wneg < 0.0:
                 wneg = 0.0
-            leaf_value[nd, l] = 0.5 * np.log((wpos + eps) / (wneg + eps))
+            c = 0.5 * np.log((wpos + eps) / (wneg + eps))
+            leaf_value[nd, l] = c
+            # exp(-Y c) takes two values per leaf and label: computed once here, not once
+            # per example (the same numbers; on Poker525k, 394k examples x 10 labels, the
+            # per-example exp was half of a depth-3 round).
+            factor[0, l] = np.exp(-c)     # Y(i, l) = +1: l is the example's label
+            factor[1, l] = np.exp(c)      # Y(i, l) = -1
         for p in range(node_start[nd], node_end[nd]):
             i = sample_index[p]
+            yi = y[i]
             for l in range(K):
-                c = leaf_value[nd, l]
-                if l == y[i]:
-                    D[i, l] *= np.exp(-c)
-                else:
-                    D[i, l] *= np.exp(c)
+                D[i, l] *= factor[0, l] if l == yi else factor[1, l]
                 z += D[i, l]
     for i in range(D.shape[0]):
         for l in range(K):
@@ -136,10 +140,11 @@ class AdaBoostMH(BaseBoosting):
             raise ValueError(f"max_leaves must be 0 (depth-wise trees of max_depth) or at "
                              f"least 2, got {self.max_leaves!r}")
         self._leaf_value = np.zeros((self._ws.max_nodes, K), np.float64)
+        self._factor = np.empty((2, K), np.float64)
         self.forest_ = Forest(VECTOR_VOTE, K, node_capacity=self._ws.max_nodes * 64)
 
     def _free_state(self):
-        del self._D, self._ws, self._leaf_value
+        del self._D, self._ws, self._leaf_value, self._factor
 
     def _boost(self, t, X_binned, y):
         ws = self._ws
@@ -155,6 +160,7 @@ class AdaBoostMH(BaseBoosting):
         # Both workspaces hold the tree in the node layout of ``tree_layout`` with each
         # leaf's rows at sample_index[node_start:node_end] and its channel sums in node_sum.
         _leaf_values_and_reweight(ws.left, ws.node_sum, m, ws.node_start, ws.node_end,
-                                  ws.sample_index, y, self._D, self._eps, self._leaf_value)
+                                  ws.sample_index, y, self._D, self._eps, self._leaf_value,
+                                  self._factor)
         self.forest_.append(ws, m, leaf_value=self._leaf_value)
         return RoundOutcome.CONTINUE
