@@ -650,6 +650,114 @@ def test_phase2_first_member_tables_give_the_passes_values():
     assert n_checked > 500
 
 
+def test_phase2_count_tables_give_the_passes_values():
+    # n' > 1 per example: line 9's pre-work (kcap = kS) and line 7's where S_left is its whole
+    # bottom set come from the node's count tables (_count_tables, _slopes_split_tab,
+    # _slopes_left_whole) instead of passes over the node: the same S(0), read length, v0,
+    # slopes at 0 and corner keys as _slopes_at_zero, the same bottom counts and read
+    # position as bottom_counts, bit for bit; and where the tables say no label can fill
+    # kcap falling members, _falling_bounds gives +inf for every label. Sub-nodes of
+    # tie-heavy, nearly pure and continuous states (signed zeros too), every occupied
+    # threshold, every fixed label, random kS.
+    from mcboost_cli.learners.margin_bound_walk import bottom_counts
+    rng = np.random.default_rng(83)
+    n_checked = 0
+    n_skipped = 0
+    for it in range(40):
+        n, K, F, nb = int(rng.integers(2, 200)), int(rng.integers(2, 6)), 2, 6
+        nd = _random_node(rng, it, n, K, F, nb, False, nearly_pure=it % 4 == 1)
+        X, scores, y, margin, ws = (nd[k] for k in ("X", "scores", "y", "margin", "ws"))
+        L, order, items, obin, nob = (nd[k] for k in ("L", "order", "items", "obin", "nob"))
+        sm, sy, sx = ws.sm, ws.sy, ws.sx
+        top_lab = np.zeros(n, np.int32)
+        msf.top_labels(scores, y, top_lab)
+        om = order.astype(np.int64)
+        kS = int(rng.integers(1, L + 1))
+        ctab = np.full((F, nb, msf.CT_N, K), -9, np.int32)
+        ctot = np.zeros((msf.CT_N, K), np.int32)
+        tS0, tread, tv0, tstrict, ttie = msf._count_tables(
+            sm, sy, sx, om, L, kS, scores, margin, top_lab, obin, nob, ctab, ctot,
+            np.zeros((2, K), np.int32))
+        for f in range(F):
+            for t in obin[f, : nob[f]]:
+                t = int(t)
+                nl = int(sum(sx[f, p] <= t for p in range(L)))
+                for lab in range(K):
+                    want = [np.zeros(K) for _ in range(5)]
+                    r = msf._slopes_at_zero(om, L, X, f, t, lab, msf.MODE_SPLIT, scores, y,
+                                            margin, items, top_lab, kS, *want, 0)
+                    got = [np.full(K, np.nan) for _ in range(5)]
+                    msf._slopes_split_tab(f, t, lab, ctab, ctot, *got, kS, tstrict, ttie)
+                    assert np.array(r).tobytes() == np.array((tS0, tread, tv0)).tobytes()
+                    assert got[0].tobytes() == want[0].tobytes()
+                    assert got[4].tobytes() == want[4].tobytes()
+                    rc = np.zeros(K)
+                    assert bottom_counts(sy, sx, f, t, lab, msf.MODE_SPLIT, L, kS, rc) == kS
+                    rc2 = (ctot[msf.CT_BOTTOM] - ctab[f, t, msf.CT_BOTTOM]).astype(np.float64)
+                    if ctab[f, t, msf.CT_BOTTOM, lab] != 0:
+                        rc2 += float(ctab[f, t, msf.CT_BOTTOM, lab])
+                    assert rc.tobytes() == rc2.tobytes()
+                    wrong = ((nl - ctab[f, t, msf.CT_CLASS, lab])
+                             + (L - nl) - (ctot[msf.CT_CLASS] - ctab[f, t, msf.CT_CLASS]))
+                    acc = np.zeros(K)
+                    msf._falling_bounds(om, L, X, f, t, lab, msf.MODE_SPLIT, scores, y, items,
+                                        kS, acc, np.zeros(K))
+                    if wrong.max() < kS:
+                        assert np.all(acc == np.inf)
+                        n_skipped += 1
+                    n_checked += 1
+                assert ctab[f, t, msf.CT_CLASS].sum() == nl
+                want = [np.zeros(K) for _ in range(5)]
+                r = msf._slopes_at_zero(om, L, X, f, t, 0, msf.MODE_LEFT, scores, y, margin,
+                                        items, top_lab, nl, *want, 0)
+                got = [np.full(K, np.nan) for _ in range(5)]
+                r2 = msf._slopes_left_whole(f, t, L, sm, sx, sy, om, scores, margin, top_lab,
+                                            ctab, *got, nl)
+                assert np.array(r).tobytes() == np.array(r2).tobytes()
+                assert got[0].tobytes() == want[0].tobytes()
+                assert got[4].tobytes() == want[4].tobytes()
+                rc = np.zeros(K)
+                readk = bottom_counts(sy, sx, f, t, 0, msf.MODE_LEFT, L, nl, rc)
+                assert readk == max(p for p in range(L) if sx[f, p] <= t) + 1
+                assert rc.tobytes() == ctab[f, t, msf.CT_CLASS].astype(np.float64).tobytes()
+                for kc in range(1, nl + 1):
+                    acc = np.zeros(K)
+                    msf._falling_bounds(om, L, X, f, t, 0, msf.MODE_LEFT, scores, y, items, kc,
+                                        acc, np.zeros(K))
+                    if (nl - ctab[f, t, msf.CT_CLASS]).max() < kc:
+                        assert np.all(acc == np.inf)
+                        n_skipped += 1
+                n_checked += 1
+    assert n_checked > 500 and n_skipped > 100
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.01])
+def test_phase2_count_tables_give_the_same_trees(eps):
+    # The count tables (``count_tables``) only replace passes by equal values: deep trees on
+    # examples with n' from 2 to n (nodes with at most n' examples, where line 7's S_left is
+    # its own bottom set, and larger ones), with ties (integer scores) and without, cuts 0, 7
+    # and 15 (K = 2: the binary skips) with the walk, must be the trees of the passes.
+    rng = np.random.default_rng(93 + int(eps > 0))
+    for it in range(10):
+        n, K, F, nb = 400, int(rng.integers(2, 7)), int(rng.integers(1, 5)), 10
+        X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
+        scores, c = ensemble_state(rng, n, K, int(rng.integers(1, 12)), integer=it % 2 == 0)
+        y = ((X[:, 0] % nb + rng.integers(0, 2, n)) % K).astype(np.int32)
+        depth = int(rng.integers(3, 7))
+        nprime = [2, n // 10, n // 4, int(rng.integers(2, n)), n][it % 5]
+        for cuts in (0, 7, 15):
+            trees = []
+            for tables in (True, False):
+                ws = ZeroOneWorkspace(n, F, nb, K, depth)
+                m = grow_margin_tree(ws, X, y, np.full(F, nb, np.int32), scores, c, nprime,
+                                     OBJ_BOTTOM_AVG, False, eps, grouping="off",
+                                     bound_cuts=cuts, walk_bound=True, count_tables=tables)
+                trees.append((m, ws.feature[:m].copy(), ws.threshold[:m].copy(),
+                              ws.node_label[:m].copy(), ws.vote.copy()))
+            for a, b in zip(trees[0], trees[1], strict=True):
+                np.testing.assert_array_equal(a, b)
+
+
 def test_phase2_heap_rest_sorted_gives_the_pop_order():
     # The node search pops its candidates from a heap (best bound first, the lower index on
     # ties) and, after a quarter of them, sorts the rest at once (sort_heap_rest): the same

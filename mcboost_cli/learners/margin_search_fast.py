@@ -28,6 +28,11 @@ fast node search of ``margin_tree``.
 * otherwise (on examples) each label is first bounded by its bottom set's own maximum, walked
   over that set's kinks (``margin_bound_walk``): a label whose bound cannot reach the best
   value found is not searched, and an exact search starts probing where that bound peaks;
+* with the walk, each node also counts its examples per (feature, bin, label) — classes,
+  the bottom set's classes, the slopes at 0, cumulative over the bins (``_count_tables``) —
+  so line 9's pre-work (S(0) is the node's, the slopes are integer sums) and line 7's where
+  S_left is its whole bottom set (deep nodes with at most n' examples) cost O(K) instead of
+  passes over the node, and the falling bounds' pass is skipped when no label can fill them;
 * with two labels (DirectBoost; on examples) every numerator is m +- alpha, so a candidate's
   maximum under each label pair is walked over S's pieces from the node's bottom set in
   O(kcap + pieces) (``margin_bound_binary``), and a candidate that cannot reach the best split
@@ -1114,6 +1119,224 @@ def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap
             acc[k] = INF
 
 
+# The node's count tables for the label picks (``_count_tables``), per (feature, bin) and
+# cumulative over the node's occupied bins, so S_left's entry is the table at its threshold:
+CT_CLASS = 0       # members of class k
+CT_BOTTOM = 1      # members of class k among the node's first kS positions (margin order)
+CT_VSTRICT = 2     # sum of the varying label's slopes at 0 under label k, margin < v0
+CT_FSTRICT = 3     # sum of the fixed label's slopes at 0 under label k, margin < v0
+CT_TCLASS = 4      # members of class k with margin == v0
+CT_TVM1 = 5        # members with margin == v0 whose varying slope under k is -1
+CT_TFM1 = 6        # members with margin == v0 whose fixed slope under k is -1
+CT_VALL = 7        # sum of the varying label's slopes at 0 under label k, every member
+CT_N = 8
+
+
+@njit(cache=True, nogil=True)
+def _count_tables(sm, sy, sx, order_m, L, kS, scores, margin, top_lab, obin, nob, ctab, ctot,
+                  cvec):
+    """The node's count tables (``CT_*``; per example, n' > 1): per (feature, occupied bin,
+    table, label), cumulative over the feature's occupied bins, so a candidate (f, t)'s
+    S_left holds ``ctab[f, t]`` and its S_right ``ctot - ctab[f, t]``. Every entry is an
+    integer: the slopes at 0 that ``_slopes_at_zero`` sums as floats are +-1 and 0 (sums of
+    such floats are exact, so the same values in any order), and the class counts are what
+    ``bottom_counts`` and ``_falling_bounds`` count. Also returns MODE_SPLIT's S(0), read
+    length and v0 with kcap = kS (the node's first kS positions: every item is a member
+    there, so they are the node's), computed by ``_slopes_at_zero``'s own first pass (the
+    same additions in the same order), and the numbers of items with margin < v0 and == v0
+    before ``read``. ``cvec``: (2, K) scratch."""
+    F = sx.shape[0]
+    K = ctab.shape[3]
+    for f in range(F):
+        for j in range(nob[f]):
+            b = obin[f, j]
+            for r_ in range(CT_N):
+                for k in range(K):
+                    ctab[f, b, r_, k] = 0
+    # _slopes_at_zero's first pass for MODE_SPLIT (each item one member: nm = 1).
+    seen = 0
+    S0 = 0.0
+    v0 = INF
+    for q in range(L):
+        mi = sm[q]
+        if seen >= kS and mi > v0:
+            break
+        nm = 1
+        if seen < kS:
+            S0 += min(nm, kS - seen) * mi
+        seen += nm
+        if seen >= kS and v0 == INF:
+            v0 = mi
+    read = L
+    n_strict = 0
+    n_tie = 0
+    for q in range(L):
+        mi = sm[q]
+        r = order_m[q]
+        yi = sy[q]
+        # The varying label's slopes at 0 (``_add_slopes0``: +1 at the class, -1 at each
+        # best incorrect label) and the fixed label's (``_fixed_slope0``), per label.
+        for k in range(K):
+            cvec[0, k] = 0
+        cvec[0, yi] += 1
+        tl = top_lab[r]
+        if tl >= 0:
+            cvec[0, tl] -= 1
+        else:
+            tv = scores[r, yi] - margin[r]
+            for k in range(K):
+                if k != yi and scores[r, k] == tv:
+                    cvec[0, k] -= 1
+        kind = 0                        # 0: after read, 1: strict, 2: tied at v0
+        if read == L and mi > v0:
+            read = q
+        if q < read:
+            if mi < v0:
+                kind = 1
+                n_strict += 1
+            else:
+                kind = 2
+                n_tie += 1
+            tf = scores[r, yi] - mi
+            for k in range(K):
+                if k == yi:
+                    cvec[1, k] = 1
+                elif scores[r, k] == tf:
+                    cvec[1, k] = -1
+                else:
+                    cvec[1, k] = 0
+        bot = q < kS
+        for f in range(F):
+            b = sx[f, q]
+            ctab[f, b, CT_CLASS, yi] += 1
+            if bot:
+                ctab[f, b, CT_BOTTOM, yi] += 1
+            for k in range(K):
+                ctab[f, b, CT_VALL, k] += cvec[0, k]
+            if kind == 1:
+                for k in range(K):
+                    ctab[f, b, CT_VSTRICT, k] += cvec[0, k]
+                    ctab[f, b, CT_FSTRICT, k] += cvec[1, k]
+            elif kind == 2:
+                ctab[f, b, CT_TCLASS, yi] += 1
+                for k in range(K):
+                    if cvec[0, k] < 0:
+                        ctab[f, b, CT_TVM1, k] += 1
+                    if cvec[1, k] < 0:
+                        ctab[f, b, CT_TFM1, k] += 1
+    for f in range(F):
+        prev = -1
+        for j in range(nob[f]):
+            b = obin[f, j]
+            if prev >= 0:
+                for r_ in range(CT_N):
+                    for k in range(K):
+                        ctab[f, b, r_, k] += ctab[f, prev, r_, k]
+            prev = b
+    last = obin[0, nob[0] - 1]
+    for r_ in range(CT_N):
+        for k in range(K):
+            ctot[r_, k] = ctab[0, last, r_, k]
+    return S0, read, v0, n_strict, n_tie
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _slopes_final(kcap, n_strict, fixed_strict, vstrict, f_p1, f_m1, f_0, n_var_tie, vp1, vm1,
+                  jQ0, jD):
+    """``_slopes_at_zero``'s last loop (the same expressions with the same types)."""
+    K = jQ0.shape[0]
+    need0 = kcap - n_strict
+    n_tied = f_p1 + f_m1 + f_0 + n_var_tie
+    for k in range(K):
+        tie_sum = (f_p1 - f_m1) + (vp1[k] - vm1[k])
+        jD[k] = ((fixed_strict + vstrict[k]) + need0 * tie_sum / n_tied) / kcap
+        m1 = f_m1 + vm1[k]
+        z = f_0 + (n_var_tie - vp1[k] - vm1[k])   # the remaining tied slopes are +1
+        need = need0
+        slope = fixed_strict + vstrict[k]
+        take = min(need, m1)
+        slope -= take
+        need -= take
+        take = min(need, z)
+        need -= take
+        slope += need          # the rest are +1 slopes
+        jQ0[k] = slope
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _slopes_split_tab(f, t, lab_fixed, ctab, ctot, jQ0, vstrict, vp1, vm1, jD, kcap,
+                      n_strict, n_tie):
+    """``_slopes_at_zero`` in MODE_SPLIT with kcap = kS from the node's count tables: the
+    bottom set at 0 is the node's (S(0), read and v0 from ``_count_tables``), and the slopes
+    are integer sums (exact in any order) of the left members' fixed and the right members'
+    varying slopes — the same floats as the passes."""
+    K = jQ0.shape[0]
+    fixed_strict = 0.0 + ctab[f, t, CT_FSTRICT, lab_fixed]
+    f_p1 = ctab[f, t, CT_TCLASS, lab_fixed]
+    f_m1 = ctab[f, t, CT_TFM1, lab_fixed]
+    n_left_tie = 0
+    n_var_tie = 0
+    for k in range(K):
+        lt = ctab[f, t, CT_TCLASS, k]
+        n_left_tie += lt
+        n_var_tie += ctot[CT_TCLASS, k] - lt
+    f_0 = n_left_tie - f_p1 - f_m1
+    for k in range(K):
+        vstrict[k] = 0.0 + (ctot[CT_VSTRICT, k] - ctab[f, t, CT_VSTRICT, k])
+        vp1[k] = 0.0 + (ctot[CT_TCLASS, k] - ctab[f, t, CT_TCLASS, k])
+        vm1[k] = 0.0 + (ctot[CT_TVM1, k] - ctab[f, t, CT_TVM1, k])
+    _slopes_final(kcap, n_strict, fixed_strict, vstrict, 0 + f_p1, 0 + f_m1, 0 + f_0,
+                  0 + n_var_tie, vp1, vm1, jQ0, jD)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _slopes_left_whole(f, t, L, sm, sx, sy, order_m, scores, margin, top_lab, ctab, jQ0,
+                       vstrict, vp1, vm1, jD, kcap):
+    """``_slopes_at_zero`` in MODE_LEFT when kcap is S_left's size (every member in the
+    bottom set): S(0) is the sum of S_left's margins in margin order — one pass, adding
+    +0.0 for the others (S(0) starts at +0.0 and is never -0.0, so x + 0.0 is x) —, v0
+    S_left's largest margin, and the slopes the members' sums (``CT_VALL``) less those of
+    the members tied at v0, which sit just before ``read``. The same floats as the passes
+    (the slopes are integer sums)."""
+    K = jQ0.shape[0]
+    last = L - 1
+    while sx[f, last] > t:
+        last -= 1
+    S0 = 0.0
+    for q in range(last + 1):
+        S0 += sm[q] if sx[f, q] <= t else 0.0
+    v0 = sm[last]
+    read = last + 1
+    while read < L and not sm[read] > v0:
+        read += 1
+    for k in range(K):
+        vp1[k] = 0.0
+        vm1[k] = 0.0
+    n_var_tie = 0
+    q = last
+    while q >= 0 and sm[q] == v0:
+        if sx[f, q] <= t:
+            n_var_tie += 1
+            r = order_m[q]
+            yi = sy[q]
+            vp1[yi] += 1
+            tl = top_lab[r]
+            if tl >= 0:
+                vm1[tl] += 1
+            else:
+                tv = scores[r, yi] - sm[q]
+                for k in range(K):
+                    if k != yi and scores[r, k] == tv:
+                        vm1[k] += 1
+        q -= 1
+    n_strict = kcap - n_var_tie
+    for k in range(K):
+        # S_left's varying slopes less the tied members' (+1 at the class, -1 at vm1).
+        vstrict[k] = 0.0 + ((ctab[f, t, CT_VALL, k] - int(vp1[k])) + int(vm1[k]))
+    _slopes_final(kcap, n_strict, 0.0, vstrict, 0, 0, 0, n_var_tie, vp1, vm1, jQ0, jD)
+    return S0, read, v0
+
+
 @njit(cache=True, nogil=True)
 def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, top_lab, kcap,
                 c, hi, eps, floor, K, bufs, labs, mins, mtab, lub, walk, whole_set, fpos,
@@ -1151,20 +1374,63 @@ def _pick_label_body(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, it
     with more than 30 arguments compiles to a call with ``*args``, which numba cannot
     inline."""
     jS0, jQ0, jval, jeps, jdone, jD = labs
+    (use_walk, kg, kq, nk, rcnt, kal, cpos, tkg, tkq, tnk, tR, nT, tabs_on, ktab, ktot, tkS,
+     tS0, tread, tv0, tstrict, ttie) = walk
     fast_first = firsts and kcap == 1 and mode != MODE_ALL
     q0 = 0
     if fast_first and mode == MODE_LEFT:
         q0, _, _ = _two_smallest(fpos, 0, f, t, L)
-    S0, read, v0 = _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items,
-                               top_lab, kcap, jQ0, jval, jeps, jS0, jD, q0)
+    # With the node's count tables (per example, n' > 1; ``_count_tables``): MODE_SPLIT's
+    # pre-work (kcap = kS) and, when S_left is its own bottom set, MODE_LEFT's from the
+    # tables instead of passes over the node, the same values (ALGORITHMS.md, "Speed").
+    tab_split = tabs_on and mode == MODE_SPLIT and kcap == tkS
+    n_left = 0
+    if tabs_on and mode != MODE_ALL:
+        for k in range(K):
+            n_left += ktab[f, t, CT_CLASS, k]
+    tab_left = tabs_on and mode == MODE_LEFT and kcap == n_left
+    if tab_split:
+        S0 = tS0
+        read = tread
+        v0 = tv0
+        _slopes_split_tab(f, t, lab_fixed, ktab, ktot, jQ0, jval, jeps, jS0, jD, kcap, tstrict,
+                          ttie)
+    elif tab_left:
+        S0, read, v0 = _slopes_left_whole(f, t, L, items[5], items[8], items[6], order_m,
+                                          scores, margin, top_lab, ktab, jQ0, jval, jeps, jS0,
+                                          jD, kcap)
+    else:
+        S0, read, v0 = _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin,
+                                       items, top_lab, kcap, jQ0, jval, jeps, jS0, jD, q0)
     # Bracketing by doubling pays when the relevant prefix is short; when it already holds
     # most of the set (e.g. many tied margins), start from the whole range.
     double = 4 * read < L
     Lp = PREFIX_MULT * read
     # Second concave bound per label (see _falling_bounds); the label's maximum is at most the
     # ratio where the tangent at 0 meets it. Stored in jval (upper bounds of rising labels).
+    # With the count tables: when no label has kcap members voted a wrong label, every
+    # falling bound is +inf (what the pass finds after reading every member).
+    can_fill = True
+    if tabs_on and mode != MODE_ALL:
+        can_fill = False
+        if mode == MODE_LEFT:
+            for k in range(K):
+                if n_left - ktab[f, t, CT_CLASS, k] >= kcap:
+                    can_fill = True
+        else:
+            n_right = 0
+            for k in range(K):
+                n_right += ktot[CT_CLASS, k]
+            n_right -= n_left
+            wrong_l = n_left - ktab[f, t, CT_CLASS, lab_fixed]
+            for k in range(K):
+                if wrong_l + (n_right - (ktot[CT_CLASS, k] - ktab[f, t, CT_CLASS, k])) >= kcap:
+                    can_fill = True
     if fast_first:
         _falling_bounds_first(L, f, t, lab_fixed, mode, items, fpos, jeps)
+    elif not can_fill:
+        for k in range(K):
+            jeps[k] = INF
     else:
         _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap, jeps,
                         jS0)
@@ -1189,13 +1455,30 @@ def _pick_label_body(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, it
         jval[k] = ub + 1e-9 * (1.0 + abs(ub))
         if lub[k] < jval[k]:
             jval[k] = lub[k]
-    use_walk, kg, kq, nk, rcnt, kal, cpos, tkg, tkq, tnk, tR, nT = walk
     n_pos = -1                          # S_left's positions not listed yet
     if use_walk:
         # The bottom set's own bound (``margin_bound_walk``): tight where the set barely
         # changes, and it reads only the kinks below its maximiser — from the smallest tier
         # of the lists that holds the bottom set (the same member entries, in the same order).
-        readk = bottom_counts(items[6], items[8], f, t, lab_fixed, mode, L, kcap, rcnt)
+        if tab_split:
+            # ``bottom_counts`` from the tables: the bottom set is the node's first kS
+            # positions; the left ones voted lab_fixed, the right ones k (integer counts).
+            readk = kcap
+            fixed_r = 0.0 + ktab[f, t, CT_BOTTOM, lab_fixed]
+            for k in range(K):
+                rcnt[k] = 0.0 + (ktot[CT_BOTTOM, k] - ktab[f, t, CT_BOTTOM, k])
+            if fixed_r != 0.0:
+                for k in range(K):
+                    rcnt[k] += fixed_r
+        elif tab_left:
+            # The bottom set is S_left: its class counts; it ends after its last member.
+            readk = read
+            while items[8][f, readk - 1] > t:
+                readk -= 1
+            for k in range(K):
+                rcnt[k] = 0.0 + ktab[f, t, CT_CLASS, k]
+        else:
+            readk = bottom_counts(items[6], items[8], f, t, lab_fixed, mode, L, kcap, rcnt)
         jt = tier_of(tR, nT, readk)
         wg, wq, wn = (tkg[jt], tkq[jt], tnk[jt]) if jt >= 0 else (kg, kq, nk)
         for k in range(K):
@@ -1631,13 +1914,27 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
         _min_tables(X, sample_index, start, end, y, scores, margin, mtab, obin, nob, jval)
     if firsts:
         _first_pos_tables(sx, sy, L, obin, nob, fpos)
-    walk_on, kg, kq, nk, rcnt, kal, cpos, tkg, tkq, tnk, tR = walk_in
+    walk_on, kg, kq, nk, rcnt, kal, cpos, tkg, tkq, tnk, tR, ktab, ktot, kvec = walk_in
     walk_on = walk_on and not grouped and not mins
     nT = 0
+    # The node's count tables (``_count_tables``) go with the walk (per example, n' > 1):
+    # the picks' pre-work of MODE_SPLIT, and of MODE_LEFT where S_left is its whole bottom
+    # set, in O(K) instead of passes over the node.
+    tabs_on = walk_on and ktab.shape[0] == F and ktab.shape[1] == B
+    tS0 = 0.0
+    tread = 0
+    tv0 = INF
+    tstrict = 0
+    ttie = 0
     if walk_on:
         kink_lists(sm, sy, sw, L, kg, kq, nk, INF)
         nT = tier_lists(kg, kq, nk, L, kS, tkg, tkq, tnk, tR)
-    walk = (walk_on, kg, kq, nk, rcnt, kal, cpos, tkg, tkq, tnk, tR, nT)
+    if tabs_on:
+        tS0, tread, tv0, tstrict, ttie = _count_tables(sm, sy, sx, order_m, L, kS, scores,
+                                                       margin, top_lab, obin, nob, ktab, ktot,
+                                                       kvec)
+    walk = (walk_on, kg, kq, nk, rcnt, kal, cpos, tkg, tkq, tnk, tR, nT, tabs_on, ktab, ktot,
+            kS, tS0, tread, tv0, tstrict, ttie)
     k_single = 0
     if need_single:
         for k in range(K):

@@ -43,7 +43,7 @@ from numba import njit
 from .borrowed import borrowed
 from .line_search import unnormalised_margins
 from .margin_search_exhaustive import OBJ_BOTTOM_AVG, OBJ_ORDER, _best_split_phase2
-from .margin_search_fast import _best_split_phase2_fast, group_rows, top_labels
+from .margin_search_fast import CT_N, _best_split_phase2_fast, group_rows, top_labels
 from .margin_search_order import best_split_order
 from .tree_layout import _partition, pop_node, split_node, start_tree, write_leaf_votes
 from .zero_one_workspace import GROUP_CELLS, ZeroOneWorkspace
@@ -180,7 +180,8 @@ def _grow_views(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_
            borrowed(cut[8]))
     walk = (walk[0], borrowed(walk[1]), borrowed(walk[2]), borrowed(walk[3]),
             borrowed(walk[4]), borrowed(walk[5]), borrowed(walk[6]), borrowed(walk[7]),
-            borrowed(walk[8]), borrowed(walk[9]), borrowed(walk[10]))
+            borrowed(walk[8]), borrowed(walk[9]), borrowed(walk[10]), borrowed(walk[11]),
+            borrowed(walk[12]), borrowed(walk[13]))
     _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth, sample_index,
           partition_buf, feature, threshold, left, right, node_label, node_start, node_end,
           node_depth, stack, vote, n_nodes_out, sa, sc, nbin, nodebuf, tsa, tsc, tsd, lab_mark,
@@ -192,7 +193,7 @@ def _grow_views(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_
 def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprime,
                      objective=OBJ_BOTTOM_AVG, constrain=False, eps=0.0, grouping="auto",
                      min_tables=True, bound_cuts=15, walk_bound=True, order_fast=True,
-                     borrow_views=True):
+                     borrow_views=True, count_tables=True):
     """Grow a Phase II tree maximising the margin objective (bottom-n' average or, for
     ``OBJ_ORDER`` with K = 2, the n'-th smallest margin) of the ensemble with training scores
     ``scores`` and total weight ``c``. ``constrain`` keeps each node's line search inside the
@@ -224,6 +225,13 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
     bounded by its bottom set's own maximum (``margin_bound_walk``), and the exact search
     starts at that bound's maximiser. The same trees (False: without, for the tests).
 
+    ``count_tables`` (with ``walk_bound``): each node counts its examples per (feature, bin,
+    label) — classes, the bottom set's classes, the slopes at 0 — so line 9's pre-work (S(0),
+    the slopes at 0, the bottom set's counts) and line 7's where S_left is its whole bottom
+    set come from the tables in O(K), and the falling bounds' pass is skipped when no label
+    can fill them (``margin_search_fast._count_tables``). The same trees (False: the passes,
+    for the tests).
+
     ``order_fast`` (``OBJ_ORDER`` unconstrained, K = 2): the node search is
     ``margin_search_order.best_split_order`` (each node's margins sorted once, the candidates'
     sorted lists by one filtered pass, line 9's single-label search once per node); the same
@@ -254,12 +262,12 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
             ws.mtab = np.zeros((4, F, B, ws.n_classes), np.float64)
     return _run(ws, X_binned, y, n_bins, scores, objective, float(c), int(nprime), hi,
                 bool(constrain), float(eps), grouped, min_tables, int(bound_cuts),
-                bool(walk_bound), bool(order_fast), bool(borrow_views))
+                bool(walk_bound), bool(order_fast), bool(borrow_views), bool(count_tables))
 
 
 def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
          grouped=False, min_tables=False, cuts=0, walk_bound=True, order_fast=True,
-         borrow_views=True):
+         borrow_views=True, count_tables=True):
     if ws.sx.dtype != X_binned.dtype:
         ws.sx = np.zeros(ws.sx.shape, X_binned.dtype)
     # Scratch of the candidates' cuts (``_best_split_phase2_fast``), allocated on first use.
@@ -308,6 +316,15 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
                  np.zeros((WALK_TIERS, K), np.int64), np.zeros(WALK_TIERS, np.int64))
         ws.p2_walk_tiers = tiers
     kl = kl + tiers
+    # The node's count tables of the label picks (``margin_search_fast._count_tables``),
+    # allocated with the tiers (examples, n' > 1): (F, B, CT_N, K) int32 and its totals.
+    tshape = (F, B, CT_N, K) if (n_t > 0 and count_tables) else (0, 1, CT_N, K)
+    ctabs = getattr(ws, "p2_count_tables", None)
+    if ctabs is None or ctabs[0].shape != tshape:
+        ctabs = (np.zeros(tshape, np.int32), np.zeros((CT_N, K), np.int32),
+                 np.zeros((2, K), np.int32))
+        ws.p2_count_tables = ctabs
+    kl = kl + ctabs
     walk = (bool(walk_bound),) + kl
     grow = _grow_views if borrow_views else _grow
     grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth,
