@@ -1232,8 +1232,8 @@ def test_node_events_buckets_and_label_lists_equal_naive():
         lo = int(rng.integers(0, n // 2))
         hi = int(rng.integers(lo + 1, n + 1))
         lz = s.lazy
-        ev_i, ev_a, ev_b = lz[10], lz[11], lz[12]
-        kl_i, kstart, kdone, kl_m, kl_w = lz[0], lz[1], lz[3], lz[13], lz[14]
+        ev_i, ev_a, ev_b = lz[9], lz[10], lz[11]
+        kl_i, kstart, kdone, kl_m, kl_w = lz[0], lz[1], lz[2], lz[12], lz[13]
         p1._node_events(X, order, lo, hi, y, ws.correct, ws.rank, ws.s_idx, R, ws.kink_pos,
                         s.jpos, ws.ev_k, K, scores, ws.em, ws.ew, ev_i, ev_a, ev_b, kstart)
         want = []

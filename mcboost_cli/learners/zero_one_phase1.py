@@ -967,7 +967,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
     F = X.shape[1]
     K = tot.shape[0]
     B = L1.shape[1]
-    rec = (lazy[18], lazy[19], lazy[20], lazy[21], lazy[22], lazy[23])
+    rec = (lazy[17], lazy[18], lazy[19], lazy[20], lazy[21], lazy[22])
     oA = _rest_of_tree(sample_index, start, end, correct, rank, R, em, rec, mark, stamp, oE,
                        oC, oD, oH, bE, bC, bD)
     (hflag, oHC, oHD, hc, hd, thc, thd, hcnt, phc, phd, hrow, hon, X1c, X2c, xsc,
@@ -984,8 +984,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         for k in range(K):
             for f in range(F):
                 hrow[k, f] = -1
-    (kl_i, kstart, _, kdone, kcur, kempty, sa0, sc0, tsa0, tsc0, ev_i, ev_a, ev_b, kl_m,
-     kl_w, tcf, LT1, LT2, _, _, _, _, _, _) = lazy
+    (kl_i, kstart, kdone, kcur, kempty, sa0, sc0, tsa0, tsc0, ev_i, ev_a, ev_b, kl_m, kl_w,
+     tcf, LT1, LT2, _, _, _, _, _, _) = lazy
     if dstat[3] == 1:
         # The root's split search right after its label search (``_grow_phase1``): the same
         # S in the same order and the same round data, so the same bins and events as that
@@ -1561,7 +1561,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
     hon = half[11]
     dstat = half[15]
     # Each example's record under its vote (``_vote_records``), for the rest of the tree.
-    rec = (lazy[18], lazy[19], lazy[20], lazy[21], lazy[22], lazy[23])
+    rec = (lazy[17], lazy[18], lazy[19], lazy[20], lazy[21], lazy[22])
     s_stack = snap[10]
     s_count = snap[11]
     # The tree's state in ``snap``'s layout (the thresholds' slot is never copied).
@@ -1742,7 +1742,7 @@ def _grow_phase1_views(X, y, scores, n_bins, max_depth, R, unit, sample_index, p
             borrowed(lazy[8]), borrowed(lazy[9]), borrowed(lazy[10]), borrowed(lazy[11]),
             borrowed(lazy[12]), borrowed(lazy[13]), borrowed(lazy[14]), borrowed(lazy[15]),
             borrowed(lazy[16]), borrowed(lazy[17]), borrowed(lazy[18]), borrowed(lazy[19]),
-            borrowed(lazy[20]), borrowed(lazy[21]), borrowed(lazy[22]), borrowed(lazy[23]))
+            borrowed(lazy[20]), borrowed(lazy[21]), borrowed(lazy[22]))
     _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
                  feature, threshold, left, right, node_label, node_start, node_end, node_depth,
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
@@ -1817,14 +1817,13 @@ class Phase1Scratch:
         self.jpos = np.zeros(3 * n + 10, np.int64)
         self.grf = np.zeros(2 * n + 5, np.int64)
         # The node's kinks per label and how far each (label, feature) row of the loss sums
-        # has moved them (``_apply_bucket``, ``_apply_kinks``; slot 2 is unused since the
-        # lists are written by the first sweep); the loss sums before position
-        # 0, kept for the node's second sweep (``_reset_sweep``); the node's events' payloads
-        # beside ``ev_k`` (``_node_events``: ev_i, ev_a, ev_b) and the kink lists' (kl_i,
-        # kl_m, kl_w).
+        # has moved them (``_apply_bucket``, ``_apply_kinks``); the loss sums before
+        # position 0, kept for the node's second sweep (``_reset_sweep``); the node's events'
+        # payloads beside ``ev_k`` (``_node_events``: ev_i, ev_a, ev_b) and the kink lists'
+        # (kl_i, kl_m, kl_w).
         n_ev = max(n * (2 * K - 1), 1)
         self.lazy = (np.zeros(max(n * K, 1), np.uint32), np.zeros(K + 1, np.int64),
-                     np.zeros(K, np.int64), np.zeros(K, np.int64), np.zeros((K, F), np.int64),
+                     np.zeros(K, np.int64), np.zeros((K, F), np.int64),
                      np.zeros(0, np.int64), np.zeros((K, F, B)), np.zeros((K, F, B)),
                      np.zeros(K), np.zeros(K), np.zeros(n_ev, np.uint32), np.zeros(n_ev),
                      np.zeros(n_ev), np.zeros(max(n * K, 1)), np.zeros(max(n * K, 1)),
