@@ -1035,22 +1035,8 @@ def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, ite
                     for k in range(K):
                         if k != yi and scores[r, k] == tv:
                             vm1[k] += nvar
-    need0 = kcap - n_strict
-    n_tied = f_p1 + f_m1 + f_0 + n_var_tie
-    for k in range(K):
-        tie_sum = (f_p1 - f_m1) + (vp1[k] - vm1[k])
-        jD[k] = ((fixed_strict + vstrict[k]) + need0 * tie_sum / n_tied) / kcap
-        m1 = f_m1 + vm1[k]
-        z = f_0 + (n_var_tie - vp1[k] - vm1[k])   # the remaining tied slopes are +1
-        need = need0
-        slope = fixed_strict + vstrict[k]
-        take = min(need, m1)
-        slope -= take
-        need -= take
-        take = min(need, z)
-        need -= take
-        slope += need          # the rest are +1 slopes
-        jQ0[k] = slope
+    _slopes_final(kcap, n_strict, fixed_strict, vstrict, f_p1, f_m1, f_0, n_var_tie, vp1, vm1,
+                  jQ0, jD)
     return S0, read, v0
 
 
@@ -1243,7 +1229,9 @@ def _count_tables(sm, sy, sx, order_m, L, kS, scores, margin, top_lab, obin, nob
 @njit(cache=True, nogil=True, inline="always")
 def _slopes_final(kcap, n_strict, fixed_strict, vstrict, f_p1, f_m1, f_0, n_var_tie, vp1, vm1,
                   jQ0, jD):
-    """``_slopes_at_zero``'s last loop (the same expressions with the same types)."""
+    """The slopes at 0 and tie-break keys from the counts of the bottom set's members: the
+    last step of ``_slopes_at_zero``, and all of it where the node's count tables give the
+    counts."""
     K = jQ0.shape[0]
     need0 = kcap - n_strict
     n_tied = f_p1 + f_m1 + f_0 + n_var_tie
