@@ -723,6 +723,20 @@ def compare_experiment(config: ExperimentConfig | str | os.PathLike, *, tables=N
     from .preflight import check_output_dir
     log = log or _print_to_stderr
     config = load_experiment(config, quick=quick, sources=sources)
+    # As the index lists them (``committed_sources``): a dataset whose committed cells all
+    # come from another source (Poker525k's stand-in) is compared from those cells; a
+    # --source given for it wins.
+    from .reference import current_cells, read_cells
+    cells_csv = experiment_paths(config, store_path, results_dir)[1] / "cells.csv"
+    if cells_csv.exists():
+        try:
+            committed = current_cells(read_cells(cells_csv))
+        except UserError:
+            committed = None
+        other = {d: s for d, s in committed_sources(config, committed).items()
+                 if d not in (sources or {})}
+        if other:
+            config = load_experiment(config, sources=other)
     alpha = config.stats.alpha if alpha is None else alpha
     if (isinstance(alpha, bool) or not isinstance(alpha, numbers.Real)
             or not 0.0 < float(alpha) < 1.0):
