@@ -97,3 +97,32 @@ def test_per_dataset_overrides_reach_the_cells():
     rounds = {(pc.cell.dataset, pc.cell.params_dict["max_depth"]): pc.cell.params_dict["n_rounds"]
               for pc in expand(cfg)}
     assert rounds == {("car", 1): 10, ("car", 2): 10, ("letter", 1): 520, ("letter", 2): 520}
+
+
+def test_report_and_compare_render_a_dataset_from_its_only_committed_source(tmp_path):
+    """A clean clone (no store) of uci.yaml, whose Poker525k cells all come from the offline
+    stand-in: report and compare render them (as the index lists them) instead of showing
+    Poker525k as not run; an explicit --source for it wins."""
+    import shutil
+    from pathlib import Path
+
+    from mcboost_cli.runner.experiment import compare_experiment, report_experiment
+    repo = Path(__file__).resolve().parents[1]
+    shutil.copy(repo / "results" / "dmcboost_kdd14" / "cells.csv", tmp_path / "cells.csv")
+    where = dict(results_dir=tmp_path, store_path=tmp_path / "absent.sqlite")
+    lines = []
+    res = report_experiment(repo / "configs" / "uci.yaml", log=lines.append, **where)
+    assert "poker525k" not in res.config.not_run
+    assert res.config.source_of("poker525k") == "generator"
+    assert any("poker525k is rendered from its committed cells of source 'generator'" in x
+               for x in lines)
+    poker = res.tables[res.tables["dataset"] == "poker525k"]
+    assert poker["mean"].notna().sum() >= 4
+    assert not (tmp_path / "absent.sqlite").exists()
+    own = report_experiment(repo / "configs" / "uci.yaml", sources={"poker525k": "auto"},
+                            log=lambda _: None, **where)
+    assert "poker525k" in own.config.not_run
+    cmp = compare_experiment(repo / "configs" / "uci.yaml", tables="table2",
+                             output_dir=tmp_path / "sig", log=lambda _: None, **where)
+    assert cmp.config.source_of("poker525k") == "generator"
+    assert "poker525k" in (tmp_path / "sig" / "table2.md").read_text().lower()

@@ -166,8 +166,9 @@ def render_index(index: Index) -> str:
     for e in index.experiments:
         for dataset, source in e.stand_ins:
             out += [f"`{e.config_path}`: {dataset}'s fits are counted from source "
-                    f"`{source}` (`mcboost report {e.config_path} --source "
-                    f"{dataset}={source}` shows them, marked), not from the config's.", ""]
+                    f"`{source}`, not from the config's (its only committed cells: "
+                    f"`mcboost report {e.config_path}` and `compare` take them, marked, "
+                    f"as `--source {dataset}={source}` would).", ""]
     if index.machines:
         out += [f"Machines the fits ran on: {'; '.join(index.machines)}.", ""]
     out.append(END)

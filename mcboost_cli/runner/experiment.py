@@ -632,6 +632,37 @@ def _mark_datasets_without_results(config, planned, store, out_dir: Path):
         f"{out_dir / 'cells.csv'})",))
 
 
+def _with_committed_sources(config, store, out_dir: Path, sources, log: Log):
+    """``config`` with the source of every dataset that has no result of its own source (in
+    the store or ``out_dir``'s cells.csv) but whose committed cells all come from one other
+    source (``committed_sources``: Poker525k's stand-in in a clean clone), so that report and
+    compare render it from those cells, as the index lists it, rather than as not run. A
+    ``--source`` given for the dataset wins; results of the config's own source win too."""
+    from .plan import expand
+    from .reference import current_cells, known_results, read_cells
+    from .store import empty_frame
+    cells_csv = out_dir / "cells.csv"
+    if not cells_csv.exists():
+        return config
+    try:
+        committed = current_cells(read_cells(cells_csv))
+    except UserError:
+        return config
+    other = {d: s for d, s in committed_sources(config, committed).items()
+             if d not in (sources or {})}
+    if not other:
+        return config
+    keys = [pc.cell.key for pc in expand(config)]
+    results, _ = known_results(store.frame(keys=keys) if store is not None else empty_frame(),
+                               cells_csv, keys)
+    other = {d: s for d, s in other.items() if d not in set(results["dataset"])}
+    if not other:
+        return config
+    log("note: " + "; ".join(f"{d} is rendered from its committed cells of source {s!r} "
+                             f"(as --source {d}={s})" for d, s in other.items()))
+    return load_experiment(config, sources=other)
+
+
 @contextlib.contextmanager
 def _results_store(config, store_file: Path, out_dir: Path, quick: bool):
     """The result store to render from, read only; None when there is none but the results
@@ -673,11 +704,12 @@ def report_experiment(config: ExperimentConfig | str | os.PathLike, *, store_pat
     from .preflight import check_output_dir
     log = log or _print_to_stderr
     config = load_experiment(config, quick=quick, sources=sources)
-    planned = expand(config)
     store_file, out_dir = experiment_paths(config, store_path, results_dir)
     check_output_dir(out_dir, f"--results-dir {out_dir}" if results_dir
                      else f"results folder {out_dir}", "give a writable folder with --results-dir")
     with _results_store(config, store_file, out_dir, quick) as store:
+        config = _with_committed_sources(config, store, out_dir, sources, log)
+        planned = expand(config)
         config = _mark_datasets_without_results(config, planned, store, out_dir)
         summary_df, text, paths = _render(config, planned, store, out_dir, log)
     return ExperimentResult(config=config, store_path=store_file, results_dir=out_dir,
@@ -723,20 +755,6 @@ def compare_experiment(config: ExperimentConfig | str | os.PathLike, *, tables=N
     from .preflight import check_output_dir
     log = log or _print_to_stderr
     config = load_experiment(config, quick=quick, sources=sources)
-    # As the index lists them (``committed_sources``): a dataset whose committed cells all
-    # come from another source (Poker525k's stand-in) is compared from those cells; a
-    # --source given for it wins.
-    from .reference import current_cells, read_cells
-    cells_csv = experiment_paths(config, store_path, results_dir)[1] / "cells.csv"
-    if cells_csv.exists():
-        try:
-            committed = current_cells(read_cells(cells_csv))
-        except UserError:
-            committed = None
-        other = {d: s for d, s in committed_sources(config, committed).items()
-                 if d not in (sources or {})}
-        if other:
-            config = load_experiment(config, sources=other)
     alpha = config.stats.alpha if alpha is None else alpha
     if (isinstance(alpha, bool) or not isinstance(alpha, numbers.Real)
             or not 0.0 < float(alpha) < 1.0):
@@ -765,8 +783,9 @@ def compare_experiment(config: ExperimentConfig | str | os.PathLike, *, tables=N
     check_output_dir(target, f"--output-dir {target}" if output_dir
                      else f"significance folder {target}",
                      "give a writable folder with --output-dir")
-    planned = expand(config)
     with _results_store(config, store_file, out_dir, quick) as store:
+        config = _with_committed_sources(config, store, out_dir, sources, log)
+        planned = expand(config)
         _, summary = _known_summary(config, planned, store, out_dir, log)
     try:
         lines, paths = write_comparisons(config, summary, target, chosen, float(alpha), fmt,
