@@ -290,7 +290,8 @@ def compare(config_file, tables, only_algorithms, alpha, fmt, store_path, result
               help="Only cells of these algorithm columns (labels or registry names).")
 @click.option("--retime", is_flag=True,
               help="Write the re-run's fit and CPU seconds into the file for every cell that "
-                   "reproduced all its numbers (what the fits cost with today's code).")
+                   "reproduced all its numbers (what the fits cost with today's code), a "
+                   "group of fits sharing their first rounds (DMCBoost's n') at a time.")
 @click.option("--untimed", is_flag=True,
               help="Only cells recorded without a CPU time (fits from before 2026-11-25); "
                    "with --all --retime, measure what they cost.")

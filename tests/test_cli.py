@@ -364,27 +364,31 @@ def test_recheck_shares_prefixes_as_a_run_does(tmp_path, mirror_env, monkeypatch
     # The shared states lived in a temporary folder, removed at the end.
     assert list(scratch.iterdir()) == []
 
-    # An interrupted re-time keeps what it measured: the cells re-run before Ctrl-C (or
-    # SIGTERM) get their new timings, the others keep theirs.
+    # An interrupted re-time keeps what it measured, a prefix group at a time: the cells of
+    # a fold run together (its 3 n'), and the group re-run before Ctrl-C (or SIGTERM) gets
+    # its new timings; the part-done group keeps its old ones (its first fit counted Phase
+    # I, which the old timings count in some sibling), as do the others.
     from mcboost_cli.runner.reference import read_cells
     stale = read_cells(cells).assign(fit_seconds="999.000", cpu_seconds="998.000",
                                      machine="old box")
     cells.write_text(stale.to_csv(index=False))
-    calls = []
+    calls, folds = [], []
 
     def interrupted(cell, *args, **kwargs):
         calls.append(cell.key)
-        if len(calls) == 3:
+        folds.append(cell.fold)
+        if len(calls) == 5:
             raise KeyboardInterrupt
         return real(cell, *args, **kwargs)
 
     monkeypatch.setattr(work, "run_cell", interrupted)
     r = invoke(["recheck", str(cfg), "--cells", str(cells), "--all", "--algorithms",
                 "DMCBoost", "--retime"], tmp_path)
-    assert r.exit_code == 130 and "timings of 2 reproduced cells" in r.stderr, r.output
+    assert r.exit_code == 130 and "timings of 3 reproduced cells" in r.stderr, r.output
+    assert len(set(folds[:3])) == 1 and folds[3] == folds[4] != folds[0]
     after = read_cells(cells)
-    fresh = after["key"].isin(calls[:2])
-    assert fresh.sum() == 2 and (after.loc[fresh, "machine"] != "old box").all()
+    fresh = after["key"].isin(calls[:3])
+    assert fresh.sum() == 3 and (after.loc[fresh, "machine"] != "old box").all()
     assert (after.loc[~fresh, "cpu_seconds"] == "998.000").all()
     assert list(scratch.iterdir()) == []
 

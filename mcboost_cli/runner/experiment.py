@@ -839,7 +839,7 @@ def recheck_experiment(config: ExperimentConfig | str | os.PathLike, *, cells_fi
     """
     from .config import narrow
     from .plan import expand
-    from .reference import read_cells, recheck, sample_cells
+    from .reference import group_contiguous, read_cells, recheck, sample_cells
     from .work import run_cell
     log = log or _print_to_stderr
     config = load_experiment(config, sources=sources)
@@ -851,7 +851,9 @@ def recheck_experiment(config: ExperimentConfig | str | os.PathLike, *, cells_fi
     if untimed:
         import pandas as pd
         frame = frame[pd.to_numeric(frame["cpu_seconds"], errors="coerce").isna()]
-    sample = (frame.sort_values("key", kind="stable") if every
+    # Key order, each prefix group's cells together (``group_contiguous``): a re-time
+    # interrupted midway leaves whole groups re-timed (``reference.recheck``).
+    sample = (group_contiguous(frame.sort_values("key", kind="stable")) if every
               else sample_cells(frame, n_sample, max_seconds))
     if sample.empty:
         if every:

@@ -360,21 +360,18 @@ def import_cells(store, frame: pd.DataFrame, planned, config_hash: str = "") -> 
     return len(pairs)
 
 
-def rerun_seconds(frame: pd.DataFrame) -> pd.Series:
-    """What re-running each row would take, from the recorded fit seconds: its own, plus —
-    for an algorithm whose grid points share a prefix (``algorithms.base``, "Shared
-    prefixes") — the longest recorded fit of its prefix group, because the row may have
-    started from a sibling's saved prefix (its own seconds leave that part out) and a re-run
-    computes the prefix again. An upper bound; NaN without a recorded time."""
+def prefix_groups(frame: pd.DataFrame) -> pd.Series:
+    """Each row's prefix group (``execute.prefix_group`` on the file's columns): the rows of an
+    algorithm whose grid points share a prefix (``algorithms.base``, "Shared prefixes"), e.g.
+    DMCBoost's n' siblings, that differ only in those parameters have the same group; every
+    other row is a group of its own (its key)."""
     from ..algorithms.registry import all_algorithms
-    secs = pd.to_numeric(frame["fit_seconds"], errors="coerce")
     free = {name: cls._prefix_free_params for name, cls in all_algorithms().items()
             if cls._prefix_free_params}
-    shared = frame["algorithm"].isin(list(free))
-    if not shared.any():
-        return secs
 
     def group(row):
+        if row["algorithm"] not in free:
+            return row["key"]
         try:
             params = json.loads(row["params"]) if row["params"] else {}
         except (TypeError, ValueError):
@@ -383,10 +380,35 @@ def rerun_seconds(frame: pd.DataFrame) -> pd.Series:
             params.pop(name, None)
         return "|".join(str(row.get(c, "")) for c in (
             "dataset", "protocol", "fold", "noise_rate", "noise_parts", "seed", "algorithm",
-            "algorithm_version")) + "|" + canonical_json(params)
+            "algorithm_version", "data_source")) + "|" + canonical_json(params)
 
-    part = frame[shared]
-    groups = part.apply(group, axis=1)
+    if frame.empty:
+        return pd.Series([], index=frame.index, dtype=object)
+    return frame.apply(group, axis=1)
+
+
+def group_contiguous(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (in its order) with every prefix group's rows moved up to its first row: a
+    serial re-run then computes a group's shared prefix in its first fit and starts the
+    others from it straight after, so an interruption leaves at most one group part done."""
+    groups = prefix_groups(frame)
+    first = pd.Series(range(len(frame)), index=frame.index).groupby(groups).transform("min")
+    return frame.iloc[first.sort_values(kind="stable").index.map(frame.index.get_loc)]
+
+
+def rerun_seconds(frame: pd.DataFrame) -> pd.Series:
+    """What re-running each row would take, from the recorded fit seconds: its own, plus —
+    for an algorithm whose grid points share a prefix (``algorithms.base``, "Shared
+    prefixes") — the longest recorded fit of its prefix group, because the row may have
+    started from a sibling's saved prefix (its own seconds leave that part out) and a re-run
+    computes the prefix again. An upper bound; NaN without a recorded time."""
+    from ..algorithms.registry import all_algorithms
+    secs = pd.to_numeric(frame["fit_seconds"], errors="coerce")
+    free = [name for name, cls in all_algorithms().items() if cls._prefix_free_params]
+    shared = frame["algorithm"].isin(free)
+    if not shared.any():
+        return secs
+    groups = prefix_groups(frame[shared])
     out = secs.copy()
     out[shared] = secs[shared] + secs[shared].groupby(groups).transform("max")
     return out
@@ -426,14 +448,26 @@ def recheck(sample: pd.DataFrame, experiment: str, work_fn,
     """Run every sampled cell again with ``work_fn`` and compare its numbers with the file.
 
     ``timings``, when given, receives ``key -> {fit_seconds, cpu_seconds, machine}`` (as
-    cells.csv writes them) of every re-run cell that reproduced all its numbers;
-    ``after_cell``, when given, is called after each cell (e.g. to save them as they come)."""
+    cells.csv writes them) of the re-run cells that reproduced all their numbers, a prefix
+    group (``prefix_groups``) at a time: once every sampled cell of the group is re-run and
+    all of them reproduced. A group's shared prefix is counted in whichever of its fits
+    computed it, so the fits of a group are re-timed together or not at all (a part-done
+    group would count it twice, or not at all). ``after_cell``, when given, is called after
+    each cell (e.g. to save the timings as they come)."""
     out = []
-    for _, row in sample.iterrows():
+    groups = prefix_groups(sample)
+    left = groups.value_counts().to_dict()
+    pending: dict = {}
+    for idx, row in sample.iterrows():
         cell = cell_of(row, experiment)
+        group = groups[idx]
+        left[group] -= 1
         res = work_fn(cell)
         if res.status != DONE:
             out.append(Mismatch(row["key"], cell.describe(), "status", DONE, res.status))
+            pending[group] = None          # this group's timings are not written
+            if after_cell is not None:
+                after_cell()
             continue
         n_before = len(out)
         got = {"selected_round": res.selected_round, "n_rounds": res.n_rounds,
@@ -452,12 +486,18 @@ def recheck(sample: pd.DataFrame, experiment: str, work_fn,
                     want != "" and have_text != "" and float(want) == float(have_text))
             if not same:
                 out.append(Mismatch(row["key"], cell.describe(), col, want, have_text))
-        if timings is not None and len(out) == n_before:
-            versions = getattr(res, "versions", None)
-            versions = versions if isinstance(versions, dict) else {}
-            timings[row["key"]] = {"fit_seconds": seconds_text(res.fit_seconds),
-                                   "cpu_seconds": seconds_text(res.cpu_seconds),
-                                   "machine": versions.get("machine", "")}
+        if timings is not None:
+            if len(out) != n_before:
+                pending[group] = None
+            elif pending.setdefault(group, {}) is not None:
+                versions = getattr(res, "versions", None)
+                versions = versions if isinstance(versions, dict) else {}
+                pending[group][row["key"]] = {
+                    "fit_seconds": seconds_text(res.fit_seconds),
+                    "cpu_seconds": seconds_text(res.cpu_seconds),
+                    "machine": versions.get("machine", "")}
+            if left[group] == 0 and pending.get(group):
+                timings.update(pending.pop(group))
         if after_cell is not None:
             after_cell()
     return out
