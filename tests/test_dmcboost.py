@@ -1403,6 +1403,28 @@ def test_lazy_error_rows_give_the_eager_rows_and_bound():
     assert skipped >= 100
 
 
+@pytest.mark.parametrize("two_pass", [False, True])
+def test_phase1_block_bounds_skip_blocks_and_keep_the_trees(two_pass):
+    # Nodes with more thresholds than SCAN_BLOCK per feature: the filter scans skip whole
+    # blocks by their bounds (counted: a search that never skipped would pass vacuously),
+    # and the trees are brute force's under both placements. A bound that forgot how far
+    # the 0-1 events since it was made can raise a slack skips passing thresholds.
+    rng = np.random.default_rng(47)
+    skipped = 0
+    for it in range(12):
+        X, n_bins, scores, y, c, K = _mostly_top_label_problem(rng, (30, 60), (2, 5),
+                                                               (18, 40), (3, 9), 0.7)
+        depth = int(rng.integers(1, 3))
+        for cut in (False, True):
+            ws = ZeroOneWorkspace(len(y), X.shape[1], X.max() + 1, K, depth)
+            m = p1.grow_zero_one_tree(ws, X, y, n_bins, scores, c, two_pass=two_pass,
+                                      cut_aware=cut)
+            skipped += ws._phase1_scratch.mstat[4]
+            nodes, vote = nz.grow_tree_naive(X, y, n_bins, scores, depth, c=c, cut_aware=cut)
+            same_tree(ws, m, nodes, vote)
+    assert skipped >= 20, skipped
+
+
 def lazy_rows_problem(rng):
     """A state whose root keeps its error rows lazily (|S| K >= LAZY_EVENTS_PER_POS R):
     many labels and most examples right (few axis points), so many 0-1 events per

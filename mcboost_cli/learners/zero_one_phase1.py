@@ -110,6 +110,11 @@ EAGER_ROWS_MAX = 4
 # A node keeps rows lazily only when |S| K >= LAZY_EVENTS_PER_POS R (``best_split_phase1``).
 LAZY_EVENTS_PER_POS = 32
 
+# Thresholds per block of the filter scan's block bounds (``best_split_phase1``: a block
+# whose bound shows that none of its thresholds can pass the filter is not scanned; speed
+# only).
+SCAN_BLOCK = 16
+
 # Steps a guided search (``_guided_search``) walks from its guess before it falls back to a
 # binary search.
 GUIDE_WALK = 8
@@ -689,6 +694,16 @@ def _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, sum
                 sc0[k, f, w] = x
 
 
+@njit(cache=True, nogil=True)
+def _reset_blocks(u, bM, bN):
+    """Start a pass's filter scan with every block to be scanned: bound _BIG at 0 events
+    (``best_split_phase1``)."""
+    for f in range(u.shape[0]):
+        for bi in range((u[f] - 1 + SCAN_BLOCK - 1) // SCAN_BLOCK):
+            bM[f, bi] = _BIG
+            bN[f, bi] = 0
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q):
     """Bring the error prefixes of the stale labels (0-1 events since their last update) up
@@ -952,6 +967,10 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
       and own_k the label's part; Q[f, v] >= max_k (L[f, v, k] - own_k(f, v)) is kept (raised
       when an own_k falls, recomputed exactly whenever (f, v) is examined), so a (f, v) with
       m + rest(f, v) > Q[f, v] has no candidate with e <= L and is skipped;
+    * the scan of the (f, v) goes by blocks of ``SCAN_BLOCK`` thresholds, each with a bound
+      bM >= max over the block of Q[f, v] - rest(f, v), exact when the block was last
+      scanned: a 0-1 event raises any Q by at most 1 and moves rest(f, v) by at most 1, so
+      a block is skipped while m > bM + 2 (0-1 events since) — none of its (f, v) passes;
     * error counts are kept per bin and a label's threshold prefixes recomputed once per
       stretch when a right turn changed them (rises alone cannot raise Q: the prefixes are
       then summed from the counts where read; ``_count_rows``); loss prefix sums are
@@ -985,7 +1004,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             for f in range(F):
                 hrow[k, f] = -1
     (kl_i, kstart, kdone, kcur, kempty, sa0, sc0, tsa0, tsc0, ev_i, ev_a, ev_b, kl_m, kl_w,
-     tcf, LT1, LT2, _, _, _, _, _, _) = lazy
+     tcf, LT1, LT2, _, _, _, _, _, _, bM, bN) = lazy
     if dstat[3] == 1:
         # The root's split search right after its label search (``_grow_phase1``): the same
         # S in the same order and the same round data, so the same bins and events as that
@@ -1069,6 +1088,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             for f in range(F):
                 for v in range(u[f] - 1):
                     Q[f, v] = _BIG
+            _reset_blocks(u, bM, bN)
+            n_ev = 0
             first = True
             for j in range(R):
                 n01 = 0
@@ -1078,47 +1099,61 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                                         kver, kempty, False, kstart, kl_i, kl_m, kl_w)
                 if n01 > 0:
                     first = True
+                    n_ev += n01
                 if keep[j] == 0 or not first:
                     continue
                 first = False
                 oe = oE[j]
                 _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q)
                 for f in range(F):
-                    for v in range(u[f] - 1):
-                        if sweep == 0:
-                            base = oe + rc[r, f, v]
-                        else:
-                            base = oe + pe[kleft[f, v], f, v]
-                        if base >= Q[f, v]:
-                            continue      # no label lowers its error here
-                        qn = -_BIG
-                        for k in range(K):
-                            if dirty[k] & ROW_STALE:
-                                own = _left_count(u, cnt, pe, rc, dirty, tot, k, f, v)
-                                if sweep == 1:
-                                    own = tot[k] - own
-                            else:
-                                own = pe[k, f, v] if sweep == 0 else rc[k, f, v]
-                            e = base + own
+                    for bi in range((u[f] - 1 + SCAN_BLOCK - 1) // SCAN_BLOCK):
+                        if oe > bM[f, bi] + 2 * (n_ev - bN[f, bi]):
+                            mstat[4] += 1.0   # (counted for the tests)
+                            continue          # no threshold of the block passes the filter
+                        mb = -_BIG
+                        for v in range(bi * SCAN_BLOCK, min((bi + 1) * SCAN_BLOCK, u[f] - 1)):
                             if sweep == 0:
-                                lk = L1[f, v, k]
-                                if e <= lk:
-                                    v_run += 1
-                                if e < lk:
-                                    L1[f, v, k] = e
-                                    LT1[k, f, v] = e
-                                    lk = e
+                                row = rc[r, f, v]
                             else:
-                                lk = L2[f, v, k]
-                                if e <= lk:
-                                    v_run += 1
-                                if e < lk:
-                                    L2[f, v, k] = e
-                                    LT2[k, f, v] = e
-                                    lk = e
-                            if lk - own > qn:
-                                qn = lk - own
-                        Q[f, v] = qn
+                                row = pe[kleft[f, v], f, v]
+                            base = oe + row
+                            if base >= Q[f, v]:
+                                # no label lowers its error here
+                                if Q[f, v] - row > mb:
+                                    mb = Q[f, v] - row
+                                continue
+                            qn = -_BIG
+                            for k in range(K):
+                                if dirty[k] & ROW_STALE:
+                                    own = _left_count(u, cnt, pe, rc, dirty, tot, k, f, v)
+                                    if sweep == 1:
+                                        own = tot[k] - own
+                                else:
+                                    own = pe[k, f, v] if sweep == 0 else rc[k, f, v]
+                                e = base + own
+                                if sweep == 0:
+                                    lk = L1[f, v, k]
+                                    if e <= lk:
+                                        v_run += 1
+                                    if e < lk:
+                                        L1[f, v, k] = e
+                                        LT1[k, f, v] = e
+                                        lk = e
+                                else:
+                                    lk = L2[f, v, k]
+                                    if e <= lk:
+                                        v_run += 1
+                                    if e < lk:
+                                        L2[f, v, k] = e
+                                        LT2[k, f, v] = e
+                                        lk = e
+                                if lk - own > qn:
+                                    qn = lk - own
+                            Q[f, v] = qn
+                            if qn - row > mb:
+                                mb = qn - row
+                        bM[f, bi] = mb
+                        bN[f, bi] = n_ev
             for f in range(F):
                 for v in range(u[f] - 1):
                     for k in range(K):
@@ -1143,6 +1178,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         for f in range(F):
             for v in range(u[f] - 1):
                 Q[f, v] = _BIG
+        _reset_blocks(u, bM, bN)
+        n_ev = 0
         nl = 0
         first = True
         for j in range(R):
@@ -1152,6 +1189,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 n01 = _apply_bucket(jpos, ev_k, j, K, correct, ev_i, ev_a, ev_b, xw,
                                     any_valid, True, sc, sd, cnt, dirty, tot, tsc, tsd, kver,
                                     kdone_b, sweep == 0, kstart, kl_i, kl_m, kl_w)
+            n_ev += n01
             if n01 > 0:
                 first = True          # a new stretch
             if keep[j] == 0:
@@ -1221,71 +1259,89 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                     # e <= L (after this position each has L = e, so Q can be renewed now).
                     nl = 0
                     for f in range(F):
-                        for v in range(u[f] - 1):
-                            if sweep == 0:
-                                # Line 7: "k on S_left"; S_right keeps S's label r.
-                                base = oe + rc[r, f, v]
-                                if base > Q[f, v]:
-                                    continue
-                                qn = -_BIG
-                                for k in range(K):
-                                    if dirty[k] & ROW_STALE:
-                                        own = _left_count(u, cnt, pe, rc, dirty, tot, k, f,
-                                                          v)
-                                    else:
-                                        own = pe[k, f, v]
-                                    e = base + own
-                                    lk = L1[f, v, k]
-                                    if e <= lk:
-                                        lst[nl, 0] = f
-                                        lst[nl, 1] = v
-                                        lst[nl, 2] = k
-                                        lst[nl, 3] = e
-                                        nl += 1
-                                        if two_pass:
-                                            v_fin += 1
+                        for bi in range((u[f] - 1 + SCAN_BLOCK - 1) // SCAN_BLOCK):
+                            if oe > bM[f, bi] + 2 * (n_ev - bN[f, bi]):
+                                mstat[4] += 1.0   # (counted for the tests)
+                                continue      # no threshold of the block passes
+                            mb = -_BIG
+                            for v in range(bi * SCAN_BLOCK,
+                                           min((bi + 1) * SCAN_BLOCK, u[f] - 1)):
+                                if sweep == 0:
+                                    # Line 7: "k on S_left"; S_right keeps S's label r.
+                                    row = rc[r, f, v]
+                                    base = oe + row
+                                    if base > Q[f, v]:
+                                        if Q[f, v] - row > mb:
+                                            mb = Q[f, v] - row
+                                        continue
+                                    qn = -_BIG
+                                    for k in range(K):
+                                        if dirty[k] & ROW_STALE:
+                                            own = _left_count(u, cnt, pe, rc, dirty, tot, k, f,
+                                                              v)
                                         else:
-                                            v_run += 1
-                                            if e < lk:
-                                                vcnt[f, v, k] = 1
+                                            own = pe[k, f, v]
+                                        e = base + own
+                                        lk = L1[f, v, k]
+                                        if e <= lk:
+                                            lst[nl, 0] = f
+                                            lst[nl, 1] = v
+                                            lst[nl, 2] = k
+                                            lst[nl, 3] = e
+                                            nl += 1
+                                            if two_pass:
+                                                v_fin += 1
                                             else:
-                                                vcnt[f, v, k] += 1
-                                        lk = e
-                                    if lk - own > qn:
-                                        qn = lk - own
-                                Q[f, v] = qn
-                            else:
-                                # Line 9: "k_left on S_left, k on S_right".
-                                base = oe + pe[kleft[f, v], f, v]
-                                if base > Q[f, v]:
-                                    continue
-                                qn = -_BIG
-                                for k in range(K):
-                                    if dirty[k] & ROW_STALE:
-                                        own = tot[k] - _left_count(u, cnt, pe, rc, dirty,
-                                                                   tot, k, f, v)
-                                    else:
-                                        own = rc[k, f, v]
-                                    e = base + own
-                                    lk = L2[f, v, k]
-                                    if e <= lk:
-                                        lst[nl, 0] = f
-                                        lst[nl, 1] = v
-                                        lst[nl, 2] = k
-                                        lst[nl, 3] = e
-                                        nl += 1
-                                        if two_pass:
-                                            v_fin += 1
+                                                v_run += 1
+                                                if e < lk:
+                                                    vcnt[f, v, k] = 1
+                                                else:
+                                                    vcnt[f, v, k] += 1
+                                            lk = e
+                                        if lk - own > qn:
+                                            qn = lk - own
+                                    Q[f, v] = qn
+                                    if qn - row > mb:
+                                        mb = qn - row
+                                else:
+                                    # Line 9: "k_left on S_left, k on S_right".
+                                    row = pe[kleft[f, v], f, v]
+                                    base = oe + row
+                                    if base > Q[f, v]:
+                                        if Q[f, v] - row > mb:
+                                            mb = Q[f, v] - row
+                                        continue
+                                    qn = -_BIG
+                                    for k in range(K):
+                                        if dirty[k] & ROW_STALE:
+                                            own = tot[k] - _left_count(u, cnt, pe, rc, dirty,
+                                                                       tot, k, f, v)
                                         else:
-                                            v_run += 1
-                                            if e < lk:
-                                                vcnt[f, v, k] = 1
+                                            own = rc[k, f, v]
+                                        e = base + own
+                                        lk = L2[f, v, k]
+                                        if e <= lk:
+                                            lst[nl, 0] = f
+                                            lst[nl, 1] = v
+                                            lst[nl, 2] = k
+                                            lst[nl, 3] = e
+                                            nl += 1
+                                            if two_pass:
+                                                v_fin += 1
                                             else:
-                                                vcnt[f, v, k] += 1
-                                        lk = e
-                                    if lk - own > qn:
-                                        qn = lk - own
-                                Q[f, v] = qn
+                                                v_run += 1
+                                                if e < lk:
+                                                    vcnt[f, v, k] = 1
+                                                else:
+                                                    vcnt[f, v, k] += 1
+                                            lk = e
+                                        if lk - own > qn:
+                                            qn = lk - own
+                                    Q[f, v] = qn
+                                    if qn - row > mb:
+                                        mb = qn - row
+                            bM[f, bi] = mb
+                            bN[f, bi] = n_ev
                     first = False
                 # The listed candidates' cell losses (at the stretch's other visited
                 # positions, exactly the listed candidates have e = L). Where a candidate's
@@ -1742,7 +1798,8 @@ def _grow_phase1_views(X, y, scores, n_bins, max_depth, R, unit, sample_index, p
             borrowed(lazy[8]), borrowed(lazy[9]), borrowed(lazy[10]), borrowed(lazy[11]),
             borrowed(lazy[12]), borrowed(lazy[13]), borrowed(lazy[14]), borrowed(lazy[15]),
             borrowed(lazy[16]), borrowed(lazy[17]), borrowed(lazy[18]), borrowed(lazy[19]),
-            borrowed(lazy[20]), borrowed(lazy[21]), borrowed(lazy[22]))
+            borrowed(lazy[20]), borrowed(lazy[21]), borrowed(lazy[22]), borrowed(lazy[23]),
+            borrowed(lazy[24]))
     _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
                  feature, threshold, left, right, node_label, node_start, node_end, node_depth,
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
@@ -1787,7 +1844,7 @@ class Phase1Scratch:
         # a candidate's cell loss in threshold scans (the mode rule of best_split_phase1);
         # [2]: -1 (that rule), or 0 / 1 to force one mode (tests); [3]: 1 remakes every
         # stale error-prefix row at each visited position (tests; ``_count_rows``).
-        self.mstat = np.array([1.0, VISIT_COST, -1.0, 0.0])
+        self.mstat = np.array([1.0, VISIT_COST, -1.0, 0.0, 0.0])
         # The kinks of a cell's left half (half_cell_flags, _half_bucket); hon (index 11):
         # the kink placement of the key, 0 midpoint, 1 cut-aware, 2 both (grow_phase1_pair),
         # with the cut-aware keys beside the midpoint ones (X1c, X2c, xsc) and dstat: [0] the
@@ -1830,7 +1887,11 @@ class Phase1Scratch:
                      np.zeros(F * B * K), np.zeros((K, F, B), np.int64),
                      np.zeros((K, F, B), np.int64), np.zeros(n, np.bool_),
                      np.zeros(n, np.int32), np.zeros(n), np.zeros(n, np.int32), np.zeros(n),
-                     np.zeros(n, np.bool_))
+                     np.zeros(n, np.bool_),
+                     # The filter scan's block bounds and the 0-1 event count they were
+                     # made at (``best_split_phase1``).
+                     np.zeros((F, (max(B, 1) + SCAN_BLOCK - 1) // SCAN_BLOCK), np.int64),
+                     np.zeros((F, (max(B, 1) + SCAN_BLOCK - 1) // SCAN_BLOCK), np.int64))
 
 
 # Status of ``grow_phase1_pair``: the cut-aware tree is the midpoint tree; it goes on from
