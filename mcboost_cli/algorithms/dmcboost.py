@@ -432,6 +432,30 @@ class DirectBoosting(BaseBoosting):
     # plain exhaustive one (False, the tests' reference); the same trees either way.
     _order_fast = True
 
+    # The runner's warm-up (``runner.warm_up``): Phase II's tree grower, the largest compile
+    # (ALGORITHMS.md, Speed, "Compile time"), in one process while another compiles Phase I's
+    # in a first small fit; that fit ends Phase I after one round without a lower error, so it
+    # reaches Phase II's other kernels too.
+    _warm_up_parts = ("margin tree",)
+    _warm_up_params = {"phase1_patience": 1}
+
+    def _warm_up(self, part, X, y):
+        """Part ``"margin tree"`` of the warm-up: grow one Phase II tree on ``(X, y)`` from the
+        state after a first round (each example's vote on one label, weight 1). Compiles the
+        grower and nothing of Phase I; the tree itself is thrown away."""
+        if part != "margin tree":
+            raise ValueError(f"no warm-up part {part!r} (parts: {self._warm_up_parts})")
+        X_binned, self.bin_mapper_ = self._bin_fit(X)
+        self.classes_ = np.unique(y)
+        self.n_classes_ = len(self.classes_)
+        y_code = self._encode(y)
+        self._init_state(X_binned, y_code, self.bin_mapper_.n_bins_.astype(np.int32),
+                         int(X_binned.max()) + 1)
+        n = y_code.shape[0]
+        self._scores[np.arange(n), (y_code + np.arange(n) % 2) % self.n_classes_] = 1.0
+        self._c = 1.0
+        self._grow_phase2_tree(X_binned, y_code, float(self.epsilon))
+
     def _grow_phase2_tree(self, X_binned, y, eps):
         return grow_margin_tree(self._ws, X_binned, y, self._n_bins, self._scores, self._c,
                                 self.n_prime_, self._objective, self._constrain, eps,

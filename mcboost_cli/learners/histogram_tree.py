@@ -74,6 +74,7 @@ import numpy as np
 from numba import njit
 
 from .._dtypes import HIST_DTYPE, INDEX_DTYPE, X_BINNED_DTYPE
+from .._kernel_cache import kernel_compile_lock
 from .tree_layout import max_nodes_for_depth, pop_node, split_node, start_tree
 
 CRITERION_GINI = 0
@@ -601,12 +602,14 @@ def grow_tree(ws: TreeWorkspace, X_binned, y, n_bins, criterion, *, weight=None,
         ws.root_count_of = X_binned
     dummy_w = _DUMMY_1D if weight is None else weight
     dummy_m = _DUMMY_2D if weight_matrix is None else weight_matrix
-    _grow_tree(X_binned, y, dummy_w, dummy_m, n_bins, criterion, ws.max_depth, min_samples_leaf,
-               ws.hist, ws.count, ws.sample_index, ws.feature, ws.threshold, ws.left, ws.right,
-               ws.node_sum, ws.node_count, ws.node_start, ws.node_end, ws.node_depth,
-               ws.node_slot, ws.stack, ws.free_slots, ws.scratch, ws.n_nodes,
-               ws.partition_buf, ws.sparse_max, ws.slot_sparse, ws.support, ws.n_support,
-               ws.mark, ws.root_count)
+    # The first call may compile the grower: once for all processes (_kernel_cache).
+    with kernel_compile_lock(_grow_tree):
+        _grow_tree(X_binned, y, dummy_w, dummy_m, n_bins, criterion, ws.max_depth, min_samples_leaf,
+                   ws.hist, ws.count, ws.sample_index, ws.feature, ws.threshold, ws.left, ws.right,
+                   ws.node_sum, ws.node_count, ws.node_start, ws.node_end, ws.node_depth,
+                   ws.node_slot, ws.stack, ws.free_slots, ws.scratch, ws.n_nodes,
+                   ws.partition_buf, ws.sparse_max, ws.slot_sparse, ws.support, ws.n_support,
+                   ws.mark, ws.root_count)
     return int(ws.n_nodes[0])
 
 

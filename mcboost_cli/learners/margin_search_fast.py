@@ -1329,279 +1329,312 @@ def _slopes_left_whole(f, t, L, sm, sx, sy, order_m, scores, margin, top_lab, ct
 def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, top_lab, kcap,
                 c, hi, eps, floor, K, bufs, labs, mins, mtab, lub, walk, whole_set, fpos,
                 firsts):
-    """``_pick_label_body`` as a call (the scans' searches, the root's MODE_ALL pick)."""
-    return _pick_label_body(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items,
+    """``_pick_label_body_calls`` as a call (the scans' searches, the root's MODE_ALL pick)."""
+    return _pick_label_body_calls(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items,
                             top_lab, kcap, c, hi, eps, floor, K, bufs, labs, mins, mtab, lub,
                             walk, whole_set, fpos, firsts)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _pick_label_body(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, top_lab,
-                     kcap, c, hi, eps, floor, K, bufs, labs, mins, mtab, lub, walk, whole_set,
-                     fpos, firsts):
-    """Best label (max of g; ties: larger corner key, then the lower label) of a candidate family:
-    mode MODE_LEFT ("k on S_left(t)"), MODE_SPLIT ("lab_fixed on S_left, k on S_right") or
-    MODE_ALL ("k on S"). Labels whose bound cannot reach max(floor, best) are skipped; when all
-    are skipped returns (-1, -inf, -inf). Returns (label, value, its corner key).
+def _make_pick_label_body(inline_min_lines):
+    """Two compiled forms of one label search (``pick_label_body`` below), told apart by the
+    constant ``inline_min_lines``, which numba's dead-branch pruning folds before it inlines
+    anything (numba's compile time is mostly the copies of the inlined code, per call site
+    and per compiled signature; ALGORITHMS.md, Speed, "Compile time"):
 
-    ``lub[k]``: in, an upper bound of label k's maximum known beforehand (+inf: none; it
-    only tightens the labels' bounds); out, the tightest upper bound of each label's maximum
-    found here (its exact maximum for the returned label).
+    - ``True``: for the n' = 1 loop of ``_best_split_phase2_fast`` (called only with
+      ``mins``): ``_cand_max_body`` inlined with the three lines, and no code for the
+      scanning paths that need ``not mins`` (they called ``_cand_max`` in an int64 mode of
+      its own, compiled but never run there).
+    - ``False``: ``_pick_label``'s (a call; the n' > 1 scans and the root's MODE_ALL pick):
+      with ``mins`` it calls ``_cand_max``, which builds the same three lines
+      (``_min_lines``) and runs the same search: the same floats.
+    """
 
-    ``walk``: the walk bound's switch, kink lists and per-label scratch (``margin_bound_walk``);
-    ``whole_set``: kcap equals the family's number of members, so the bottom set is all of
-    them and the walk's maximum is exact (no scan at all).
+    @njit(cache=True, nogil=True, inline="always")
+    def pick_label_body(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, top_lab,
+                         kcap, c, hi, eps, floor, K, bufs, labs, mins, mtab, lub, walk, whole_set,
+                         fpos, firsts):
+        """Best label (max of g; ties: larger corner key, then the lower label) of a candidate
+        family: mode MODE_LEFT ("k on S_left(t)"), MODE_SPLIT ("lab_fixed on S_left, k on
+        S_right") or MODE_ALL ("k on S"). Labels whose bound cannot reach max(floor, best) are
+        skipped; when all are skipped returns (-1, -inf, -inf). Returns (label, value, its
+        corner key).
 
-    ``firsts`` (n' = 1 per example, MODE_LEFT / MODE_SPLIT): the node's first-member tables
-    ``fpos`` (``_first_pos_tables``) let the passes start at S_left's first member and give
-    the falling bounds without a pass (``_falling_bounds_first``): in a nearly pure node the
-    pass read most of the node to find a member of another class, twice per candidate. The
-    same values.
+        ``lub[k]``: in, an upper bound of label k's maximum known beforehand (+inf: none; it
+        only tightens the labels' bounds); out, the tightest upper bound of each label's maximum
+        found here (its exact maximum for the returned label).
 
-    ``labs``: the per-label scratch (jS0, jQ0, jval, jeps, jdone, jD) as one tuple: a call
-    with more than 30 arguments compiles to a call with ``*args``, which numba cannot
-    inline."""
-    jS0, jQ0, jval, jeps, jdone, jD = labs
-    (use_walk, kg, kq, nk, rcnt, kal, cpos, tkg, tkq, tnk, tR, nT, tabs_on, ktab, ktot, tkS,
-     tS0, tread, tv0, tstrict, ttie) = walk
-    fast_first = firsts and kcap == 1 and mode != MODE_ALL
-    q0 = 0
-    if fast_first and mode == MODE_LEFT:
-        q0, _, _ = _two_smallest(fpos, 0, f, t, L)
-    # With the node's count tables (per example, n' > 1; ``_count_tables``): MODE_SPLIT's
-    # pre-work (kcap = kS) and, when S_left is its own bottom set, MODE_LEFT's from the
-    # tables instead of passes over the node, the same values (ALGORITHMS.md, "Speed").
-    tab_split = tabs_on and mode == MODE_SPLIT and kcap == tkS
-    n_left = 0
-    if tabs_on and mode != MODE_ALL:
-        for k in range(K):
-            n_left += ktab[f, t, CT_CLASS, k]
-    tab_left = tabs_on and mode == MODE_LEFT and kcap == n_left
-    if tab_split:
-        S0 = tS0
-        read = tread
-        v0 = tv0
-        _slopes_split_tab(f, t, lab_fixed, ktab, ktot, jQ0, jval, jeps, jS0, jD, kcap, tstrict,
-                          ttie)
-    elif tab_left:
-        S0, read, v0 = _slopes_left_whole(f, t, L, items[5], items[8], items[6], order_m,
-                                          scores, margin, top_lab, ktab, jQ0, jval, jeps, jS0,
-                                          jD, kcap)
-    else:
-        S0, read, v0 = _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin,
-                                       items, top_lab, kcap, jQ0, jval, jeps, jS0, jD, q0)
-    # Bracketing by doubling pays when the relevant prefix is short; when it already holds
-    # most of the set (e.g. many tied margins), start from the whole range.
-    double = 4 * read < L
-    Lp = PREFIX_MULT * read
-    # Second concave bound per label (see _falling_bounds); the label's maximum is at most the
-    # ratio where the tangent at 0 meets it. Stored in jval (upper bounds of rising labels).
-    # With the count tables: when no label has kcap members voted a wrong label, every
-    # falling bound is +inf (what the pass finds after reading every member).
-    can_fill = True
-    if tabs_on and mode != MODE_ALL:
-        can_fill = False
-        if mode == MODE_LEFT:
+        ``walk``: the walk bound's switch, kink lists and per-label scratch
+        (``margin_bound_walk``); ``whole_set``: kcap equals the family's number of members, so
+        the bottom set is all of them and the walk's maximum is exact (no scan at all).
+
+        ``firsts`` (n' = 1 per example, MODE_LEFT / MODE_SPLIT): the node's first-member tables
+        ``fpos`` (``_first_pos_tables``) let the passes start at S_left's first member and give
+        the falling bounds without a pass (``_falling_bounds_first``): in a nearly pure node the
+        pass read most of the node to find a member of another class, twice per candidate. The
+        same values.
+
+        ``labs``: the per-label scratch (jS0, jQ0, jval, jeps, jdone, jD) as one tuple: a call
+        with more than 30 arguments compiles to a call with ``*args``, which numba cannot
+        inline."""
+        jS0, jQ0, jval, jeps, jdone, jD = labs
+        (use_walk, kg, kq, nk, rcnt, kal, cpos, tkg, tkq, tnk, tR, nT, tabs_on, ktab, ktot, tkS,
+         tS0, tread, tv0, tstrict, ttie) = walk
+        fast_first = firsts and kcap == 1 and mode != MODE_ALL
+        q0 = 0
+        if fast_first and mode == MODE_LEFT:
+            q0, _, _ = _two_smallest(fpos, 0, f, t, L)
+        # With the node's count tables (per example, n' > 1; ``_count_tables``): MODE_SPLIT's
+        # pre-work (kcap = kS) and, when S_left is its own bottom set, MODE_LEFT's from the
+        # tables instead of passes over the node, the same values (ALGORITHMS.md, "Speed").
+        tab_split = tabs_on and mode == MODE_SPLIT and kcap == tkS
+        n_left = 0
+        if tabs_on and mode != MODE_ALL:
             for k in range(K):
-                if n_left - ktab[f, t, CT_CLASS, k] >= kcap:
-                    can_fill = True
-        else:
-            n_right = 0
-            for k in range(K):
-                n_right += ktot[CT_CLASS, k]
-            n_right -= n_left
-            wrong_l = n_left - ktab[f, t, CT_CLASS, lab_fixed]
-            for k in range(K):
-                if wrong_l + (n_right - (ktot[CT_CLASS, k] - ktab[f, t, CT_CLASS, k])) >= kcap:
-                    can_fill = True
-    if fast_first:
-        _falling_bounds_first(L, f, t, lab_fixed, mode, items, fpos, jeps)
-    elif not can_fill:
-        for k in range(K):
-            jeps[k] = INF
-    else:
-        _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap, jeps,
-                        jS0)
-    g0 = S0 / (kcap * c)               # the same set for every label: the same g(0)
-    for k in range(K):
-        jdone[k] = False
-        ub = jQ0[k] / kcap
-        A = jeps[k]
-        jS0[k] = -1.0                   # where the bound is reached (-1: not an intersection)
-        if A < INF:
-            den = jQ0[k] + kcap
-            x = (A - S0) / den if den > 0.0 else -1.0
-            ub2 = (A if A < S0 else S0) / (kcap * c)
-            if x > 0.0:
-                v = (S0 + jQ0[k] * x) / (kcap * (c + x))
-                if v > ub2:
-                    ub2 = v
-                    if v < ub:
-                        jS0[k] = x
-            if ub2 < ub:
-                ub = ub2
-        jval[k] = ub + 1e-9 * (1.0 + abs(ub))
-        if lub[k] < jval[k]:
-            jval[k] = lub[k]
-    n_pos = -1                          # S_left's positions not listed yet
-    if use_walk:
-        # The bottom set's own bound (``margin_bound_walk``): tight where the set barely
-        # changes, and it reads only the kinks below its maximiser — from the smallest tier
-        # of the lists that holds the bottom set (the same member entries, in the same order).
+                n_left += ktab[f, t, CT_CLASS, k]
+        tab_left = tabs_on and mode == MODE_LEFT and kcap == n_left
         if tab_split:
-            # ``bottom_counts`` from the tables: the bottom set is the node's first kS
-            # positions; the left ones voted lab_fixed, the right ones k (integer counts).
-            readk = kcap
-            fixed_r = 0.0 + ktab[f, t, CT_BOTTOM, lab_fixed]
-            for k in range(K):
-                rcnt[k] = 0.0 + (ktot[CT_BOTTOM, k] - ktab[f, t, CT_BOTTOM, k])
-            if fixed_r != 0.0:
-                for k in range(K):
-                    rcnt[k] += fixed_r
+            S0 = tS0
+            read = tread
+            v0 = tv0
+            _slopes_split_tab(f, t, lab_fixed, ktab, ktot, jQ0, jval, jeps, jS0, jD, kcap, tstrict,
+                              ttie)
         elif tab_left:
-            # The bottom set is S_left: its class counts; it ends after its last member.
-            readk = read
-            while items[8][f, readk - 1] > t:
-                readk -= 1
-            for k in range(K):
-                rcnt[k] = 0.0 + ktab[f, t, CT_CLASS, k]
+            S0, read, v0 = _slopes_left_whole(f, t, L, items[5], items[8], items[6], order_m,
+                                              scores, margin, top_lab, ktab, jQ0, jval, jeps, jS0,
+                                              jD, kcap)
         else:
-            readk = bottom_counts(items[6], items[8], f, t, lab_fixed, mode, L, kcap, rcnt)
-        jt = tier_of(tR, nT, readk)
-        wg, wq, wn = (tkg[jt], tkq[jt], tnk[jt]) if jt >= 0 else (kg, kq, nk)
-        for k in range(K):
-            if _rising(S0, jQ0[k], kcap, c, 0.0):
-                u, kal[k] = walk_bound(wg, wq, wn, items[8], f, t, lab_fixed, k, mode, kcap,
-                                       readk, S0, rcnt[k], c, hi)
-                rcnt[k] = u             # (the count is used; keep the walk's maximum)
-                u += 1e-9 * (1.0 + abs(u))
-                if u < jval[k]:
-                    jval[k] = u
-    # Each label's bound as the order below ranks it (at least g0 when it rises at 0, g0 for
-    # a corner), made once per pick in lub (free until a label's result is written there)
-    # instead of once per examined label.
-    for k in range(K):
-        if _rising(S0, jQ0[k], kcap, c, 0.0):
-            ub = jval[k]
-            if ub < g0:
-                ub = g0
-        else:
-            ub = g0
-        lub[k] = ub
-    # n' = 1: the labels' three lines (``_min_lines``) from the node's tables, with the
-    # varying label's "smallest margin of another class" from the two smallest entries found
-    # once per pick (``_two_smallest``: the same floats as ``_min_other``'s O(K) scan per label).
-    # MODE_SPLIT: S_left's part (the fixed label's) is the same for every label.
-    mj = 2 if mode == MODE_SPLIT else 0
-    mf = 0 if mode == MODE_ALL else f
-    mt = mtab.shape[2] - 1 if mode == MODE_ALL else t
-    om1 = INF
-    oi1 = -1
-    om2 = INF
-    A_l = INF
-    Bm_l = INF
-    C_l = INF
-    if mins:
-        om1, oi1, om2 = _two_smallest(mtab, mj, mf, mt, INF)
-        if mode == MODE_SPLIT:
-            A_l = mtab[0, f, t, lab_fixed]
-            Bm_l = _min_other(mtab, 0, f, t, lab_fixed)
-            C_l = mtab[1, f, t, lab_fixed]
-    best_k = -1
-    best_v = -INF
-    best_e = -INF
-    for _ in range(K):
-        # The label with the largest bound not examined yet (lowest label on ties).
-        kk = -1
-        ub_k = -INF
-        for k in range(K):
-            if jdone[k]:
-                continue
-            ub = lub[k]
-            if kk < 0 or ub > ub_k:
-                kk = k
-                ub_k = ub
-        jdone[kk] = True
-        ref_v = best_v if best_v > floor else floor
-        if ub_k < ref_v - OBJ_TIE_EPS * (1.0 + abs(ref_v)):
-            jdone[kk] = False
-            break                       # no remaining label can reach the reference
-        la = kk if mode != MODE_SPLIT else lab_fixed
-        if _rising(S0, jQ0[kk], kcap, c, 0.0):
-            # First probe at the bounds' intersection (jS0): if S reaches the tangent at 0
-            # there, g there is the bound, hence the maximum.
-            # Pre-search on a margin-ordered prefix holding every item with margin <= v0:
-            # its S (the kcap smallest of a subset) is an upper bound of the node's with the
-            # same S(0) and slope at 0, so a maximum (or whole-range bound) below ref_v
-            # proves this label cannot win; most labels end so (ALGORITHMS.md, "Speed").
-            v = -INF
-            pre = False
-            if ref_v > -INF and Lp < L and not mins and not use_walk:
-                # (with the walk bound, the walk replaces this pre-search)
-                v = _cand_max(order_m, Lp, X, f, t, la, kk, mode, scores, y, items, kcap, c,
-                              hi, S0, jQ0[kk], 4 * read < Lp, jS0[kk], ref_v, v0, bufs, mins,
-                              mtab, jeps[kk], True)
-                pre = v < ref_v - OBJ_TIE_EPS * (1.0 + abs(ref_v))
-            if use_walk and whole_set:
-                # kcap is the number of members: the bottom set is all of them, so S is U
-                # and the walk's maximum is the exact one.
-                v = rcnt[kk]
-            elif use_walk and mode == MODE_LEFT:
-                # S_left's positions, listed once per pick: its scans then skip S_right.
-                if n_pos < 0:
-                    n_pos = 0
-                    sx = items[8]
-                    for q in range(L):
-                        if sx[f, q] <= t:
-                            cpos[n_pos] = q
-                            n_pos += 1
-                v = _cand_max(cpos, n_pos, X, f, t, la, kk, MODE_POS, scores, y, items, kcap,
-                              c, hi, S0, jQ0[kk], 4 * read < L, jS0[kk], ref_v, v0, bufs,
-                              mins, mtab, jeps[kk], False, kal[kk])
-            elif mins:
-                # n' = 1: O(1) probes, so a call (every array of the arguments pushed field by
-                # field) was most of the search: inlined here (the same operations). The
-                # lines as ``_min_lines`` makes them (la = lab_a, kk = lab_b).
-                if mode == MODE_SPLIT:
-                    A = A_l
-                    Bm = Bm_l
-                    C = C_l
-                    w_ = mtab[2, f, t, kk]
-                    if w_ < A:
-                        A = w_
-                    w_ = om2 if kk == oi1 else om1
-                    if w_ < Bm:
-                        Bm = w_
-                    w_ = mtab[3, f, t, kk]
-                    if w_ < C:
-                        C = w_
-                else:
-                    A = mtab[0, mf, mt, kk]
-                    Bm = om2 if kk == oi1 else om1
-                    C = mtab[1, mf, mt, kk]
-                v = _cand_max_body(order_m, L, X, f, t, la, kk, mode, scores, y, items, kcap,
-                                   c, hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs, mins,
-                                   A, Bm, C, jeps[kk], False, -1.0)
-            elif not pre:
-                v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, items, kcap, c,
-                              hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs, mins, mtab,
-                              jeps[kk], False, kal[kk] if use_walk else -1.0)
-        else:
-            v = g0                      # a corner: the maximum is at alpha = 0
-        lub[kk] = v if v < ub_k else ub_k
-        e = jD[kk] if eps > 0.0 else 0.0
-        if best_k < 0 or _ranks_above(v, e, kk, best_v, best_e, best_k):
-            best_k = kk
-            best_v = v
-            best_e = e
-    # The labels not examined keep their bound (at least g0 when they rise at 0).
-    for k in range(K):
-        if not jdone[k]:
-            if _rising(S0, jQ0[k], kcap, c, 0.0):
-                lub[k] = jval[k] if jval[k] > g0 else g0
+            S0, read, v0 = _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin,
+                                           items, top_lab, kcap, jQ0, jval, jeps, jS0, jD, q0)
+        # Bracketing by doubling pays when the relevant prefix is short; when it already holds
+        # most of the set (e.g. many tied margins), start from the whole range.
+        double = 4 * read < L
+        Lp = PREFIX_MULT * read
+        # Second concave bound per label (see _falling_bounds); the label's maximum is at most the
+        # ratio where the tangent at 0 meets it. Stored in jval (upper bounds of rising labels).
+        # With the count tables: when no label has kcap members voted a wrong label, every
+        # falling bound is +inf (what the pass finds after reading every member).
+        can_fill = True
+        if tabs_on and mode != MODE_ALL:
+            can_fill = False
+            if mode == MODE_LEFT:
+                for k in range(K):
+                    if n_left - ktab[f, t, CT_CLASS, k] >= kcap:
+                        can_fill = True
             else:
-                lub[k] = g0
-    return best_k, best_v, best_e
+                n_right = 0
+                for k in range(K):
+                    n_right += ktot[CT_CLASS, k]
+                n_right -= n_left
+                wrong_l = n_left - ktab[f, t, CT_CLASS, lab_fixed]
+                for k in range(K):
+                    if wrong_l + (n_right - (ktot[CT_CLASS, k] - ktab[f, t, CT_CLASS, k])) >= kcap:
+                        can_fill = True
+        if fast_first:
+            _falling_bounds_first(L, f, t, lab_fixed, mode, items, fpos, jeps)
+        elif not can_fill:
+            for k in range(K):
+                jeps[k] = INF
+        else:
+            _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap, jeps,
+                            jS0)
+        g0 = S0 / (kcap * c)               # the same set for every label: the same g(0)
+        for k in range(K):
+            jdone[k] = False
+            ub = jQ0[k] / kcap
+            A = jeps[k]
+            jS0[k] = -1.0                   # where the bound is reached (-1: not an intersection)
+            if A < INF:
+                den = jQ0[k] + kcap
+                x = (A - S0) / den if den > 0.0 else -1.0
+                ub2 = (A if A < S0 else S0) / (kcap * c)
+                if x > 0.0:
+                    v = (S0 + jQ0[k] * x) / (kcap * (c + x))
+                    if v > ub2:
+                        ub2 = v
+                        if v < ub:
+                            jS0[k] = x
+                if ub2 < ub:
+                    ub = ub2
+            jval[k] = ub + 1e-9 * (1.0 + abs(ub))
+            if lub[k] < jval[k]:
+                jval[k] = lub[k]
+        n_pos = -1                          # S_left's positions not listed yet
+        if use_walk:
+            # The bottom set's own bound (``margin_bound_walk``): tight where the set barely
+            # changes, and it reads only the kinks below its maximiser — from the smallest tier
+            # of the lists that holds the bottom set (the same member entries, in the same order).
+            if tab_split:
+                # ``bottom_counts`` from the tables: the bottom set is the node's first kS
+                # positions; the left ones voted lab_fixed, the right ones k (integer counts).
+                readk = kcap
+                fixed_r = 0.0 + ktab[f, t, CT_BOTTOM, lab_fixed]
+                for k in range(K):
+                    rcnt[k] = 0.0 + (ktot[CT_BOTTOM, k] - ktab[f, t, CT_BOTTOM, k])
+                if fixed_r != 0.0:
+                    for k in range(K):
+                        rcnt[k] += fixed_r
+            elif tab_left:
+                # The bottom set is S_left: its class counts; it ends after its last member.
+                readk = read
+                while items[8][f, readk - 1] > t:
+                    readk -= 1
+                for k in range(K):
+                    rcnt[k] = 0.0 + ktab[f, t, CT_CLASS, k]
+            else:
+                readk = bottom_counts(items[6], items[8], f, t, lab_fixed, mode, L, kcap, rcnt)
+            jt = tier_of(tR, nT, readk)
+            wg, wq, wn = (tkg[jt], tkq[jt], tnk[jt]) if jt >= 0 else (kg, kq, nk)
+            for k in range(K):
+                if _rising(S0, jQ0[k], kcap, c, 0.0):
+                    u, kal[k] = walk_bound(wg, wq, wn, items[8], f, t, lab_fixed, k, mode, kcap,
+                                           readk, S0, rcnt[k], c, hi)
+                    rcnt[k] = u             # (the count is used; keep the walk's maximum)
+                    u += 1e-9 * (1.0 + abs(u))
+                    if u < jval[k]:
+                        jval[k] = u
+        # Each label's bound as the order below ranks it (at least g0 when it rises at 0, g0 for
+        # a corner), made once per pick in lub (free until a label's result is written there)
+        # instead of once per examined label.
+        for k in range(K):
+            if _rising(S0, jQ0[k], kcap, c, 0.0):
+                ub = jval[k]
+                if ub < g0:
+                    ub = g0
+            else:
+                ub = g0
+            lub[k] = ub
+        # n' = 1: the labels' three lines (``_min_lines``) from the node's tables, with the
+        # varying label's "smallest margin of another class" from the two smallest entries
+        # found once per pick (``_two_smallest``: the same floats as ``_min_other``'s O(K) scan
+        # per label).
+        # MODE_SPLIT: S_left's part (the fixed label's) is the same for every label.
+        mj = 2 if mode == MODE_SPLIT else 0
+        mf = 0 if mode == MODE_ALL else f
+        mt = mtab.shape[2] - 1 if mode == MODE_ALL else t
+        om1 = INF
+        oi1 = -1
+        om2 = INF
+        A_l = INF
+        Bm_l = INF
+        C_l = INF
+        if mins:
+            om1, oi1, om2 = _two_smallest(mtab, mj, mf, mt, INF)
+            if mode == MODE_SPLIT:
+                A_l = mtab[0, f, t, lab_fixed]
+                Bm_l = _min_other(mtab, 0, f, t, lab_fixed)
+                C_l = mtab[1, f, t, lab_fixed]
+        best_k = -1
+        best_v = -INF
+        best_e = -INF
+        for _ in range(K):
+            # The label with the largest bound not examined yet (lowest label on ties). (An
+            # int64 from the start: with the literal -1 numba's type inference first compiled
+            # a spare _cand_max, and its _scan's, for lab_b the constant -1.)
+            kk = np.int64(-1)
+            ub_k = -INF
+            for k in range(K):
+                if jdone[k]:
+                    continue
+                ub = lub[k]
+                if kk < 0 or ub > ub_k:
+                    kk = k
+                    ub_k = ub
+            jdone[kk] = True
+            ref_v = best_v if best_v > floor else floor
+            if ub_k < ref_v - OBJ_TIE_EPS * (1.0 + abs(ref_v)):
+                jdone[kk] = False
+                break                       # no remaining label can reach the reference
+            la = kk if mode != MODE_SPLIT else lab_fixed
+            if _rising(S0, jQ0[kk], kcap, c, 0.0):
+                # First probe at the bounds' intersection (jS0): if S reaches the tangent at 0
+                # there, g there is the bound, hence the maximum.
+                # Pre-search on a margin-ordered prefix holding every item with margin <= v0:
+                # its S (the kcap smallest of a subset) is an upper bound of the node's with the
+                # same S(0) and slope at 0, so a maximum (or whole-range bound) below ref_v
+                # proves this label cannot win; most labels end so (ALGORITHMS.md, "Speed").
+                v = -INF
+                pre = False
+                if not inline_min_lines and ref_v > -INF and Lp < L and not mins and not use_walk:
+                    # (with the walk bound, the walk replaces this pre-search)
+                    v = _cand_max(order_m, Lp, X, f, t, la, kk, mode, scores, y, items, kcap, c,
+                                  hi, S0, jQ0[kk], 4 * read < Lp, jS0[kk], ref_v, v0, bufs, mins,
+                                  mtab, jeps[kk], True)
+                    pre = v < ref_v - OBJ_TIE_EPS * (1.0 + abs(ref_v))
+                if use_walk and whole_set:
+                    # kcap is the number of members: the bottom set is all of them, so S is U
+                    # and the walk's maximum is the exact one.
+                    v = rcnt[kk]
+                elif use_walk and mode == MODE_LEFT:
+                    # S_left's positions, listed once per pick: its scans then skip S_right.
+                    if n_pos < 0:
+                        n_pos = 0
+                        sx = items[8]
+                        for q in range(L):
+                            if sx[f, q] <= t:
+                                cpos[n_pos] = q
+                                n_pos += 1
+                    v = _cand_max(cpos, n_pos, X, f, t, la, kk, MODE_POS, scores, y, items, kcap,
+                                  c, hi, S0, jQ0[kk], 4 * read < L, jS0[kk], ref_v, v0, bufs,
+                                  mins, mtab, jeps[kk], False, kal[kk])
+                elif mins:
+                    if inline_min_lines:
+                        # n' = 1: O(1) probes, so a call (every array of the arguments pushed
+                        # field by field) was most of the search: inlined here (the same
+                        # operations). The lines as ``_min_lines`` makes them (la = lab_a,
+                        # kk = lab_b).
+                        if mode == MODE_SPLIT:
+                            A = A_l
+                            Bm = Bm_l
+                            C = C_l
+                            w_ = mtab[2, f, t, kk]
+                            if w_ < A:
+                                A = w_
+                            w_ = om2 if kk == oi1 else om1
+                            if w_ < Bm:
+                                Bm = w_
+                            w_ = mtab[3, f, t, kk]
+                            if w_ < C:
+                                C = w_
+                        else:
+                            A = mtab[0, mf, mt, kk]
+                            Bm = om2 if kk == oi1 else om1
+                            C = mtab[1, mf, mt, kk]
+                        v = _cand_max_body(order_m, L, X, f, t, la, kk, mode, scores, y, items,
+                                           kcap, c, hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0,
+                                           bufs, mins, A, Bm, C, jeps[kk], False, -1.0)
+                    else:
+                        # (the root's MODE_ALL pick, once per node: a call; ``_min_lines``
+                        # makes the same three lines; no inlined search per compiled mode)
+                        v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, items,
+                                      kcap, c, hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0,
+                                      bufs, mins, mtab, jeps[kk], False, -1.0)
+                elif not inline_min_lines and not pre:
+                    v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, items, kcap, c,
+                                  hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs, mins, mtab,
+                                  jeps[kk], False, kal[kk] if use_walk else -1.0)
+            else:
+                v = g0                      # a corner: the maximum is at alpha = 0
+            lub[kk] = v if v < ub_k else ub_k
+            e = jD[kk] if eps > 0.0 else 0.0
+            if best_k < 0 or _ranks_above(v, e, kk, best_v, best_e, best_k):
+                best_k = kk
+                best_v = v
+                best_e = e
+        # The labels not examined keep their bound (at least g0 when they rise at 0).
+        for k in range(K):
+            if not jdone[k]:
+                if _rising(S0, jQ0[k], kcap, c, 0.0):
+                    lub[k] = jval[k] if jval[k] > g0 else g0
+                else:
+                    lub[k] = g0
+        return best_k, best_v, best_e
+
+    return pick_label_body
+
+
+_pick_label_body = _make_pick_label_body(inline_min_lines=True)
+_pick_label_body_calls = _make_pick_label_body(inline_min_lines=False)
 
 
 @njit(cache=True, nogil=True)

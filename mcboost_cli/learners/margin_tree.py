@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._kernel_cache import kernel_compile_lock
 from .borrowed import borrowed
 from .line_search import unnormalised_margins
 from .margin_search_exhaustive import OBJ_BOTTOM_AVG, OBJ_ORDER, _best_split_phase2
@@ -327,14 +328,15 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
     kl = kl + ctabs
     walk = (bool(walk_bound),) + kl
     grow = _grow_views if borrow_views else _grow
-    grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth,
-          ws.sample_index, ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right,
-          ws.node_label, ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote,
-          ws.n_nodes, ws.sa, ws.sc, ws.nbin, nodebuf, ws.tsa, ws.tsc, ws.tsd, ws.lab_mark,
-          ws.acc_a,
-          ws.margin, ws.order, ws.binpos, ws.p, ws.s, ws.w, ws.buf, ws.inc, ws.dec, ws.jval,
-          ws.cand_f, ws.cand_t, ws.ubt, ws.top_lab, grouped, ws.gid, ws.loc, ws.rep,
-          ws.gcnt, ws.gmargin, ws.cum, ws.vbuf, ws.sbuf, ws.vtmp, ws.wbuf, ws.tmpw,
-          ws.sm, ws.sy, ws.sw, ws.sx, ws.cand_heap, ws.mtab, min_tables, ws.ubr, cut, cuts, walk,
-          order_fast)
+    # The first call may compile the grower: once for all processes (_kernel_cache).
+    with kernel_compile_lock(grow):
+        grow(X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, ws.max_depth,
+             ws.sample_index, ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right,
+             ws.node_label, ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote,
+             ws.n_nodes, ws.sa, ws.sc, ws.nbin, nodebuf, ws.tsa, ws.tsc, ws.tsd, ws.lab_mark,
+             ws.acc_a, ws.margin, ws.order, ws.binpos, ws.p, ws.s, ws.w, ws.buf, ws.inc,
+             ws.dec, ws.jval, ws.cand_f, ws.cand_t, ws.ubt, ws.top_lab, grouped, ws.gid,
+             ws.loc, ws.rep, ws.gcnt, ws.gmargin, ws.cum, ws.vbuf, ws.sbuf, ws.vtmp, ws.wbuf,
+             ws.tmpw, ws.sm, ws.sy, ws.sw, ws.sx, ws.cand_heap, ws.mtab, min_tables, ws.ubr,
+             cut, cuts, walk, order_fast)
     return int(ws.n_nodes[0])

@@ -64,6 +64,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._kernel_cache import kernel_compile_lock
 from .borrowed import borrowed
 from .line_search import INF, INTERVAL_INSET, interval_step, top_wrong
 from .tree_layout import pop_node, split_node, start_tree, write_votes
@@ -1913,15 +1914,17 @@ def _scratch(ws, n, F):
 
 def _run_grower(ws, s, X_binned, y, n_bins, scores, R, unit, resume, borrow_views=True):
     grow = _grow_phase1_views if borrow_views else _grow_phase1
-    grow(X_binned, y, scores, n_bins, ws.max_depth, R, float(unit), ws.sample_index,
-                 ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right, ws.node_label,
-                 ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote, ws.n_nodes,
-                 ws.correct, ws.rank, ws.s_idx, ws.axis, ws.em, ws.kink_pos, ws.ew, ws.mark,
-                 ws.oE, ws.oC, ws.oD, ws.oH, ws.bE, ws.bC, ws.bD, s.jpos, ws.ev_k, ws.sa,
-                 ws.sc, ws.sd, ws.tot, ws.tsa, ws.tsc, ws.tsd, ws.nbin, ws.L1, ws.X1, ws.L2,
-                 ws.X2, ws.kleft, ws.tmin, ws.lmin, ws.xs, s.u, s.ub, s.xw, s.pe, s.rc, s.pa,
-                 s.pc, s.pd, s.ph, s.sh, s.hmin, s.rowver, s.hstamp, s.kver, s.Q, s.lst,
-                 s.cnt, s.dirty, s.vcnt, s.mstat, s.half, s.snap, bool(resume), s.lazy)
+    # The first call may compile the grower: once for all processes (_kernel_cache).
+    with kernel_compile_lock(grow):
+        grow(X_binned, y, scores, n_bins, ws.max_depth, R, float(unit), ws.sample_index,
+             ws.partition_buf, ws.feature, ws.threshold, ws.left, ws.right, ws.node_label,
+             ws.node_start, ws.node_end, ws.node_depth, ws.stack, ws.vote, ws.n_nodes,
+             ws.correct, ws.rank, ws.s_idx, ws.axis, ws.em, ws.kink_pos, ws.ew, ws.mark,
+             ws.oE, ws.oC, ws.oD, ws.oH, ws.bE, ws.bC, ws.bD, s.jpos, ws.ev_k, ws.sa,
+             ws.sc, ws.sd, ws.tot, ws.tsa, ws.tsc, ws.tsd, ws.nbin, ws.L1, ws.X1, ws.L2,
+             ws.X2, ws.kleft, ws.tmin, ws.lmin, ws.xs, s.u, s.ub, s.xw, s.pe, s.rc, s.pa,
+             s.pc, s.pd, s.ph, s.sh, s.hmin, s.rowver, s.hstamp, s.kver, s.Q, s.lst,
+             s.cnt, s.dirty, s.vcnt, s.mstat, s.half, s.snap, bool(resume), s.lazy)
     return int(ws.n_nodes[0])
 
 

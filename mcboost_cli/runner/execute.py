@@ -4,10 +4,12 @@
 
 1. look up the status of every cell key in the store; skip ``done`` cells, and ``failed`` /
    ``timeout`` cells unless ``retry_failed``;
-2. send the rest through the executor — in plan order, except that of the fits sharing a
+2. with several local worker processes, compile the kernels the cells need once, spread over
+   the workers (``warm_up``);
+3. send the rest through the executor — in plan order, except that of the fits sharing a
    prefix (``prefix_first_order``) one runs before the others — each call wrapped by ``run_guarded`` so
    an exception or a timeout becomes a stored result instead of stopping the run;
-3. write every result to the store the moment it arrives, in its own transaction, so a kill or
+4. write every result to the store the moment it arrives, in its own transaction, so a kill or
    Ctrl-C loses only the cells in flight and re-running the same command resumes.
 
 What is stored for a cell depends only on the cell (the work function derives its seeds from
@@ -23,9 +25,10 @@ from dataclasses import dataclass
 from functools import partial
 
 from .cells import DONE, FAILED, TIMEOUT, Cell, CellResult
-from .executors import run_guarded
+from .executors import LocalProcessExecutor, run_guarded
 from .progress import Progress, format_seconds
 from .store import ResultStore
+from .warm_up import warm_up_kernels
 
 
 @dataclass
@@ -187,6 +190,10 @@ def run_cells(cells: Iterable[Cell], store: ResultStore, work_fn: Callable[[Cell
     # A partial of a top-level function pickles by reference, so worker processes can run it.
     guarded = partial(run_guarded, work_fn, timeout=timeout)
     try:
+        if todo and isinstance(executor, LocalProcessExecutor) and executor.n_jobs > 1:
+            # Compile each kernel once, spread over the workers, instead of in every worker
+            # at once (``warm_up``; a second or so when the kernel cache is warm).
+            warm_up_kernels(todo, executor)
         for cell, result in executor.imap_unordered(guarded, todo):
             store.put(cell, result, config_hash)
             if result.status == DONE:
