@@ -28,10 +28,10 @@ time. Measured (2026-11-28, ``uci.yaml --quick``, 2 workers): both workers spent
 compiling DMCBoost's two tree growers, the same code, side by side. ``kernel_compile_lock``
 takes an advisory file lock per kernel (``<NUMBA_CACHE_DIR>/compile-locks``) around the first
 call of that kernel in a process: a second process arriving meanwhile waits and then loads
-the compiled code from the cache instead of compiling it again. Combined with the runner's warm-up (``runner.warm_up``), which hands the
-growers to different workers, the compile is spread instead of repeated. A process holds one
-such lock at a time (a nested first call compiles without one), so two processes can never
-wait on each other.
+the compiled code from the cache instead of compiling it again. Combined with the runner's
+warm-up (``runner.warm_up``), which hands the growers to different workers, the compile is
+spread instead of repeated. A process holds one such lock at a time (a nested first call
+compiles without one), so two processes can never wait on each other.
 """
 
 from __future__ import annotations
