@@ -352,7 +352,7 @@ def test_phase2_tree_equals_brute_force(eps, grouping):
         ws = ZeroOneWorkspace(n, X.shape[1], X.max() + 1, K, depth)
         nodes, vote = nz.grow_tree_naive(X, y, n_bins, scores, depth, phase="margin", c=c,
                                          nprime=nprime, eps=eps)
-        for cuts, walk in ((0, False), (3, False), (7, True)):
+        for cuts, walk in ((0, False), (3, False), (7, True), (31, True)):
             m = grow_margin_tree(ws, X, y, n_bins, scores, c, nprime, OBJ_BOTTOM_AVG,
                                  False, eps, grouping=grouping, bound_cuts=cuts,
                                  walk_bound=walk)
@@ -601,6 +601,59 @@ def test_phase2_min_scan_equals_scan_for_one_bottom_example(grouped):
                 assert np.array(got[:3]).tobytes() == np.array(want[:3]).tobytes()
 
 
+def test_phase2_side_bound_is_each_sides_maximum_and_bounds_every_label_pair():
+    # Cut 16 (n' = 1): a candidate is skipped when min(max_a g_left(a), max_b g_right(b)) --
+    # each side alone under its best label, from the node's tables -- is below the best split.
+    # _lines_max must be the exact maximum of min(A + a, Bm, C - a) / (c + a) over [0, 2c + 1]
+    # (a missed kink of the three lines fails the first assertion), and the bound must never
+    # fire below the split's own maximum under any label pair (line 9's MODE_SPLIT lines), on
+    # sub-nodes of tie-heavy and continuous states, per example and grouped.
+    rng = np.random.default_rng(91)
+    n_checked = 0
+    for it in range(40):
+        n, K, F, nb = int(rng.integers(2, 200)), int(rng.integers(2, 5)), 2, 5
+        nd = _random_node(rng, it, n, K, F, nb, it % 2 == 1)
+        X, scores, c, y, margin, ws = (nd[k] for k in ("X", "scores", "c", "y", "margin", "ws"))
+        obin, nob = nd["obin"], nd["nob"]
+        if c <= 0.0:
+            continue
+        hi = 2.0 * c + 1.0
+        mtab = np.full((4, F, nb, K), np.nan)
+        msf._min_tables(X, ws.sample_index, nd["start"], nd["end"], y, scores, margin, mtab,
+                        obin, nob, np.zeros(K))
+        grid = np.linspace(0.0, hi, 401)
+
+        def g_max(A, Bm, C):
+            with np.errstate(invalid="ignore"):      # inf - inf: an empty kind, no kink
+                kinks = [a for a in (Bm - A, C - Bm, (C - A) / 2) if 0.0 <= a <= hi]
+            alphas = list(grid) + kinks
+            return max(msf._min_scan(A, Bm, C, a)[0] / (c + a) for a in alphas)
+
+        for f in range(F):
+            for t in obin[f, : nob[f] - 1]:
+                t = int(t)
+                side = []
+                for j in (0, 2):
+                    best = -np.inf
+                    for k in range(K):
+                        other = min((mtab[j, f, t, q] for q in range(K) if q != k),
+                                    default=np.inf)
+                        A, Bm, C = mtab[j, f, t, k], other, mtab[j + 1, f, t, k]
+                        got = msf._lines_max(A, Bm, C, c, hi)
+                        want = g_max(A, Bm, C)
+                        assert abs(got - want) <= 1e-12 * (1.0 + abs(want))
+                        best = max(best, got)
+                    side.append(best)
+                split = max(g_max(*msf._min_lines(mtab, f, t, a, b, msf.MODE_SPLIT))
+                            for a in range(K) for b in range(K))
+                assert split <= min(side) + 1e-12 * (1.0 + abs(split))
+                assert not msf._side_bound_below(mtab, f, t, c, hi, split)
+                top = min(side)
+                assert msf._side_bound_below(mtab, f, t, c, hi, top + 1e-6 * (1.0 + abs(top)))
+                n_checked += 1
+    assert n_checked > 50
+
+
 def test_phase2_first_member_tables_give_the_passes_values():
     # n' = 1 per example: line 7's / line 9's pre-work starts at S_left's first member and
     # takes the falling bounds from the node's first-member tables (_first_pos_tables,
@@ -836,7 +889,8 @@ def test_phase2_min_tables_give_the_scans_trees(eps):
 def test_phase2_candidate_cuts_give_the_same_trees(eps):
     # The cuts between candidates (``bound_cuts``: line 9 skipped when line 7's maximum is
     # below the best split; line 7's maxima bounding each other across a feature's
-    # thresholds; line 7 floored at the best split) and the bottom set's walk bound
+    # thresholds; line 7 floored at the best split; with n' = 1, a candidate whose two sides
+    # alone cannot reach the best split skipped) and the bottom set's walk bound
     # (``walk_bound``) only drop work that cannot change the result: every combination must grow
     # the tree of the plain search, per example and grouped, with n' = 1 (min tables), small
     # and large n', ties (integer scores) and without, on states large enough for the cuts to
@@ -852,7 +906,7 @@ def test_phase2_candidate_cuts_give_the_same_trees(eps):
         for grouping in ("off", "on"):
             trees = []
             for cuts, walk in ((0, False), (1, False), (2, False), (3, False), (7, False),
-                               (0, True), (4, True), (7, True)):
+                               (16, False), (0, True), (4, True), (7, True), (31, True)):
                 ws = ZeroOneWorkspace(n, F, nb, K, depth)
                 m = grow_margin_tree(ws, X, y, np.full(F, nb, np.int32), scores, c,
                                      nprime, OBJ_BOTTOM_AVG, False, eps,

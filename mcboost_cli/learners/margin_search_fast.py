@@ -24,7 +24,9 @@ fast node search of ``margin_tree``.
   falling bounds from per-(feature, bin, class) first positions (``_first_pos_tables``);
   lines 7 and 9 then run as one inlined label search per candidate (``_pick_label_body``),
   and the nodes below the root read their margin order from the root's, partitioned stably
-  at each split (``morder``) instead of sorting;
+  at each split (``morder``) instead of sorting; and a candidate whose S_left alone and
+  S_right alone, each under its best label, cannot reach the best split so far is skipped
+  before its label searches (``_side_bound_below``, from the same tables);
 * otherwise (on examples) each label is first bounded by its bottom set's own maximum, walked
   over that set's kinks (``margin_bound_walk``): a label whose bound cannot reach the best
   value found is not searched, and an exact search starts probing where that bound peaks;
@@ -722,6 +724,65 @@ def _min_scan(A, Bm, C, alpha):
     else:
         sl = -1.0
     return 0.0 + vk, sl, sr, vk
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lines_max(A, Bm, C, c, hi):
+    """max over alpha in [0, hi] of min(A + alpha, Bm, C - alpha) / (c + alpha) (c > 0): the
+    exact maximum of g for S(alpha) = min(A + alpha, Bm, C - alpha) (``_min_lines``' three
+    lines), up to rounding. The numerator is concave and piecewise linear with its kinks where
+    two lines cross (alpha = Bm - A, C - Bm, (C - A) / 2), and on each piece
+    (p + q alpha) / (c + alpha) is monotone, so the maximum is at 0, at hi or at a kink
+    inside (0, hi); an infinite line (an empty kind of member) has no kink (the differences
+    are then infinite or nan and fail the test)."""
+    best = -INF
+    for j in range(5):
+        if j == 0:
+            a = 0.0
+        elif j == 1:
+            a = hi
+        elif j == 2:
+            a = Bm - A
+        elif j == 3:
+            a = C - Bm
+        else:
+            a = 0.5 * (C - A)
+        if j >= 2 and not (0.0 < a < hi):
+            continue
+        s = A + a
+        if Bm < s:
+            s = Bm
+        if C - a < s:
+            s = C - a
+        g = s / (c + a)
+        if g > best:
+            best = g
+    return best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _side_bound_below(mtab, f, t, c, hi, ref):
+    """Cut 16 (n' = 1, the node's tables ``_min_tables``): True when the split (f, t) cannot
+    reach ``ref`` under any labels. With one bottom slot S is the smallest numerator of the
+    members, so the split's S under (k_left, k_right) is at most the S of S_left alone voted
+    k_left and at most that of S_right alone voted k_right (a minimum over a superset), and
+    its maximum of g at most each side's maximum (``_lines_max`` on the side's three lines):
+    at most min(max_a g_left(a), max_b g_right(b)). A rounding margin of 1e-9 relative keeps
+    every candidate that could reach or tie ``ref``."""
+    K = mtab.shape[3]
+    for side in range(2):
+        j = 2 * side
+        m1, i1, m2 = _two_smallest(mtab, j, f, t, INF)
+        ub = -INF
+        for k in range(K):
+            v = _lines_max(mtab[j, f, t, k], m2 if k == i1 else m1, mtab[j + 1, f, t, k], c,
+                           hi)
+            if v > ub:
+                ub = v
+        ub += 1e-9 * (1.0 + abs(ub))
+        if ub < ref:
+            return True
+    return False
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -1862,7 +1923,10 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     (``margin_bound_binary.binary_candidate_below``), or when none of those pairs rises at 0
     and none of their (g0, corner key) ranks above the best (``_corner_below``); since the
     candidates are then nearly all popped, their best-first order is sorted once
-    (``sort_candidates``, the heap's order)."""
+    (``sort_candidates``, the heap's order); 16, with n' = 1 (``mins``), a candidate whose
+    S_left alone and S_right alone, each under its best label, cannot reach the best split
+    so far is skipped before line 7 (``_side_bound_below``: O(K) from the node's tables; the
+    candidates keep their best-first order, so those examined are examined as before)."""
     lb_left, ub_left, lub, dbin, j0c, stmp, cbin, ccnt, ctot = cut
     labs = (jS0, jQ0, jval, jeps, jdone, jD)
     obin, nob, cand_nl, cand_lo, cand_hi, morder, fpos = nodebuf
@@ -2155,6 +2219,10 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
                 kl7 = line7_label(sm, sy, sx, f, t, L, kL, c, hi)
             if _corner_below(ccnt, ci, ctot, n_strict0, n_tied0, kS, S0b, S0b / (kS * c), c,
                              eps, best_v, best_e, best_ci, kl7):
+                continue
+        if cuts & 16 and mins and found and c > 0.0:
+            if _side_bound_below(mtab, f, t, c, hi,
+                                 best_v - OBJ_TIE_EPS * (1.0 + abs(best_v))):
                 continue
         # Line 7: S_left's label. With n' members on the left (kcap = n' at every larger
         # threshold too), label k's maximum at t is at least its maximum at any t2 > t and at

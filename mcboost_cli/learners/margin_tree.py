@@ -193,7 +193,7 @@ def _grow_views(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_
 
 def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprime,
                      objective=OBJ_BOTTOM_AVG, constrain=False, eps=0.0, grouping="auto",
-                     min_tables=True, bound_cuts=15, walk_bound=True, order_fast=True,
+                     min_tables=True, bound_cuts=31, walk_bound=True, order_fast=True,
                      borrow_views=True, count_tables=True):
     """Grow a Phase II tree maximising the margin objective (bottom-n' average or, for
     ``OBJ_ORDER`` with K = 2, the n'-th smallest margin) of the ensemble with training scores
@@ -219,8 +219,10 @@ def grow_margin_tree(ws: ZeroOneWorkspace, X_binned, y, n_bins, scores, c, nprim
     per example): a candidate whose maximum over the label pairs it can get, walked over the
     pieces of its two lines per example (``margin_bound_binary``), is below the best split is
     skipped before any label search, and the candidates' best-first order is sorted at once
-    (``_best_split_phase2_fast``). The same trees with any value (0: without them, for the
-    tests).
+    (``_best_split_phase2_fast``); 16 (n' = 1 with ``min_tables``): a candidate whose two
+    sides, each alone under its best label, cannot reach the best split is skipped before
+    any label search (``_side_bound_below``). The same trees with any value (0: without
+    them, for the tests).
 
     ``walk_bound`` (the bottom-n' average on examples, n' > 1): each label's search is first
     bounded by its bottom set's own maximum (``margin_bound_walk``), and the exact search
