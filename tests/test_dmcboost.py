@@ -1289,7 +1289,8 @@ def test_node_events_buckets_and_label_lists_equal_naive():
         ev_i, ev_a, ev_b = lz[9], lz[10], lz[11]
         kl_i, kstart, kdone, kl_m, kl_w = lz[0], lz[1], lz[2], lz[12], lz[13]
         p1._node_events(X, order, lo, hi, y, ws.correct, ws.rank, ws.s_idx, R, ws.kink_pos,
-                        s.jpos, ws.ev_k, K, scores, ws.em, ws.ew, ev_i, ev_a, ev_b, kstart)
+                        s.jpos, ws.ev_k, K, scores, ws.em, ws.ew, ev_i, ev_a, ev_b, kstart,
+                        lz[25])
         want = []
         for i in order[lo:hi]:
             i = int(i)
@@ -1307,6 +1308,7 @@ def test_node_events_buckets_and_label_lists_equal_naive():
         assert s.jpos[3 * R + 2] == m
         assert ws.ev_k[:m].tolist() == [e[1] for e in want]
         assert ev_i[:m].tolist() == [e[2] for e in want]
+        assert lz[25][:m].tolist() == [e[0] for e in want]
         counts = np.bincount([e[0] for e in want], minlength=3 * R + 3)
         np.testing.assert_array_equal(s.jpos[:3 * R + 3], np.cumsum(counts))
         # The first sweep passes positions 0..R-1 (the buckets with events) and fills the
@@ -1335,6 +1337,57 @@ def test_node_events_buckets_and_label_lists_equal_naive():
                                  ws.tsd, s.kver, kdone, False, kstart, kl_i, kl_m, kl_w)
         assert (kl_i[:kstart[K]] == n + 7).all()
         assert kstart[K] == 0 or (kept[:kstart[K]] != n + 7).all()
+
+
+def test_child_events_cut_from_the_parent_equal_the_childs_own():
+    # A split node's children get their events by one pass over the parent's list
+    # (_partition_events) and their bucket ends and kink-list starts from it
+    # (_segment_events): the same arrays _node_events makes for each child from scratch,
+    # the children's samples being the parent's in a stable partition.
+    rng = np.random.default_rng(29)
+    for it in range(30):
+        X, scores, y, K, ws, s, R = _prepared_round(rng, it)
+        n = len(y)
+        W = 2 * K - 1
+        lz = s.lazy
+        ev = (ws.ev_k, lz[9], lz[10], lz[11], lz[25])
+        order = np.sort(rng.choice(n, size=int(rng.integers(2, n + 1)), replace=False))
+        order = order.astype(ws.sample_index.dtype)
+        m_all = len(order)
+        p1._node_events(X, order, 0, m_all, y, ws.correct, ws.rank, ws.s_idx, R, ws.kink_pos,
+                        s.jpos, ev[0], K, scores, ws.em, ws.ew, ev[1], ev[2], ev[3], lz[1],
+                        ev[4])
+        m = int(s.jpos[3 * R + 3])
+        f = int(rng.integers(0, X.shape[1]))
+        t = int(rng.integers(0, X[:, f].max() + 1))
+        go_right = X[order, f] > t
+        left, right = order[~go_right], order[go_right]
+        side = lz[26]
+        side[left] = 0
+        side[right] = 1
+        lo, ro = n * W, n * W + len(left) * W       # the other store
+        mL, mR = p1._partition_events(ev[0], ev[1], ev[2], ev[3], ev[4], m, side, *ev, lo, ro)
+        assert mL + mR == m
+        for child, base, mc in ((left, lo, mL), (right, ro, mR)):
+            jpos_c = np.zeros_like(s.jpos)
+            kst_c = np.zeros_like(lz[1])
+            p1._segment_events(ev[0][base:], ev[4][base:], mc, R, K, jpos_c, kst_c)
+            cut = [a[base:base + mc].copy() for a in ev]
+            fresh = [np.zeros_like(a) for a in ev]
+            jpos_f = np.zeros_like(s.jpos)
+            kst_f = np.zeros_like(lz[1])
+            p1._node_events(X, child, 0, len(child), y, ws.correct, ws.rank, ws.s_idx, R,
+                            ws.kink_pos, jpos_f, fresh[0], K, scores, ws.em, ws.ew, fresh[1],
+                            fresh[2], fresh[3], kst_f, fresh[4])
+            np.testing.assert_array_equal(jpos_c[:3 * R + 4], jpos_f[:3 * R + 4])
+            np.testing.assert_array_equal(kst_c, kst_f)
+            # ev_a / ev_b are written for some kinds only: compare where written.
+            for x, y_ in zip(cut[:2] + cut[4:], fresh[:2] + fresh[4:]):
+                np.testing.assert_array_equal(x, y_[:mc])
+            rises_or_kinks = (cut[4] % 3 != 1)
+            np.testing.assert_array_equal(cut[2][rises_or_kinks], fresh[2][:mc][rises_or_kinks])
+            kinks = cut[4] % 3 == 0
+            np.testing.assert_array_equal(cut[3][kinks], fresh[3][:mc][kinks])
 
 
 def _tree_of(ws, m):

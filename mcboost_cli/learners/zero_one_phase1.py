@@ -108,8 +108,10 @@ ROW_SUM_MAX = 32
 # nodes see few 0-1 events per position, and there reading the rows is cheaper than summing
 # (speed only: either rule gives the same Q and counts, ``_count_rows``).
 EAGER_ROWS_MAX = 4
-# A node keeps rows lazily only when |S| K >= LAZY_EVENTS_PER_POS R (``best_split_phase1``).
-LAZY_EVENTS_PER_POS = 32
+# A node keeps rows lazily only when |S| K >= LAZY_EVENTS_PER_POS R (``best_split_phase1``;
+# 32 until 2026-11-28: 1 measured 5-18% faster on Poker525k, Krkopt and Letter states, the
+# same on Abalone and Waveform; ALGORITHMS.md, "Phase I on large data").
+LAZY_EVENTS_PER_POS = 1
 
 # Thresholds per block of the filter scan's block bounds (``best_split_phase1``: a block
 # whose bound shows that none of its thresholds can pass the filter is not scanned; speed
@@ -451,7 +453,7 @@ def _half_row(hc, hd, k, f, nt, phc, phd, hrow, pos_id):
 
 @njit(cache=True, nogil=True)
 def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_pos, jpos,
-                 ev_k, K, scores, em, ew, ev_i, ev_a, ev_b, kstart):
+                 ev_k, K, scores, em, ew, ev_i, ev_a, ev_b, kstart, ev_bk):
     """Counting sort of S's events by axis position and kind: bucket b = 3 j + c is
     ev_k[jpos[b-1]:jpos[b]] (jpos[-1] := 0), position j's kinks (c = 0, ``KIND_KINK``),
     wrong examples turning right (c = 1, ``KIND_RIGHT``) and correct ones turning wrong
@@ -473,7 +475,8 @@ def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_p
 
     Also where each label's list of kinks starts (kstart[k], kstart[K] = their number): the
     lists themselves are written by the node's first sweep, which visits every kink in their
-    order anyway (``_apply_bucket``, ``_apply_kinks``)."""
+    order anyway (``_apply_bucket``, ``_apply_kinks``); and each event's bucket (ev_bk), from
+    which a child's events are cut out of these (``_partition_events``, ``_segment_events``)."""
     for b in range(3 * R + 4):
         jpos[b] = 0
     for k in range(K + 1):
@@ -505,6 +508,7 @@ def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_p
             p = jpos[b]
             ev_k[p] = yi
             ev_i[p] = i
+            ev_bk[p] = b
             jpos[b] = p + 1
         for k in range(K):
             if k == yi:
@@ -515,6 +519,7 @@ def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_p
                 ev_k[p] = k
                 ev_i[p] = i
                 ev_a[p] = ay - scores[i, k]
+                ev_bk[p] = b
                 jpos[b] = p + 1
             if kink_pos[i, k] < R:
                 b = 3 * kink_pos[i, k] + KIND_KINK
@@ -523,7 +528,54 @@ def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_p
                 ev_i[p] = i
                 ev_a[p] = emi
                 ev_b[p] = ew[i, k]
+                ev_bk[p] = b
                 jpos[b] = p + 1
+
+
+@njit(cache=True, nogil=True)
+def _partition_events(src_k, src_i, src_a, src_b, src_bk, m, side, dst_k, dst_i, dst_a,
+                      dst_b, dst_bk, lo, ro):
+    """Cut a split node's m events (``_node_events``' layout, from index 0 of the src views)
+    into its children's: an event of an example with side[i] = 0 goes to the left child's
+    list from dst[lo], the others to the right child's from dst[ro]. Returns the two counts.
+
+    One pass in the parent's order, so each child's list is sorted by bucket and, within a
+    bucket, in the parent's order restricted to the child — the child's own order, the
+    partition of the samples being stable (``tree_layout._partition``): the very arrays
+    ``_node_events`` makes for the child, without its scattered writes (a cache miss an
+    event on large data)."""
+    a = lo
+    b = ro
+    for q in range(m):
+        if side[src_i[q]] == 0:
+            p = a
+            a += 1
+        else:
+            p = b
+            b += 1
+        dst_k[p] = src_k[q]
+        dst_i[p] = src_i[q]
+        dst_a[p] = src_a[q]
+        dst_b[p] = src_b[q]
+        dst_bk[p] = src_bk[q]
+    return a - lo, b - ro
+
+
+@njit(cache=True, nogil=True)
+def _segment_events(ev_k, ev_bk, m, R, K, jpos, kstart):
+    """For a node whose m events are already listed (``_partition_events``): the bucket ends
+    (jpos) and the starts of the labels' kink lists (kstart), as ``_node_events`` leaves them."""
+    for k in range(K + 1):
+        kstart[k] = 0
+    q = 0
+    for b in range(3 * R + 4):
+        while q < m and ev_bk[q] == b:
+            if b % 3 == KIND_KINK:
+                kstart[ev_k[q] + 1] += 1
+            q += 1
+        jpos[b] = q
+    for k in range(K):
+        kstart[k + 1] += kstart[k]
 
 
 @njit(cache=True, nogil=True)
@@ -944,10 +996,10 @@ def _rise_row(hmin, k, f, nt, ph, sh, hstamp, pos_id):
 @njit(cache=True, nogil=True)
 def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_lab,
                       want_split, correct, rank, s_idx, R, axis, em, kink_pos, ew, unit, mark,
-                      stamp, oE, oC, oD, oH, bE, bC, bD, jpos, ev_k, sa, sc, sd, tot, tsa,
+                      stamp, oE, oC, oD, oH, bE, bC, bD, jpos, ev_all_k, sa, sc, sd, tot, tsa,
                       tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin, lmin, xs, u, ub, xw, pe, rc,
                       pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q, lst, cnt, dirty, vcnt, mstat,
-                      half, lazy):
+                      half, lazy, ev_base, seg):
     """Best split of node S (Alg. 1.2 lines 4-13) under the global key (module docstring).
 
     Returns (found, feature, threshold, k_left, k_right, k_single); k_single is the best
@@ -1004,8 +1056,14 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         for k in range(K):
             for f in range(F):
                 hrow[k, f] = -1
-    (kl_i, kstart, kdone, kcur, kempty, sa0, sc0, tsa0, tsc0, ev_i, ev_a, ev_b, kl_m, kl_w,
-     tcf, LT1, LT2, _, _, _, _, _, _, bM, bN) = lazy
+    (kl_i, kstart, kdone, kcur, kempty, sa0, sc0, tsa0, tsc0, ev_all_i, ev_all_a, ev_all_b,
+     kl_m, kl_w, tcf, LT1, LT2, _, _, _, _, _, _, bM, bN, ev_all_bk, _, _) = lazy
+    # The node's events are listed from ev_base on (``_grow_phase1``).
+    ev_k = ev_all_k[ev_base:]
+    ev_i = ev_all_i[ev_base:]
+    ev_a = ev_all_a[ev_base:]
+    ev_b = ev_all_b[ev_base:]
+    ev_bk = ev_all_bk[ev_base:]
     if dstat[3] == 1:
         # The root's split search right after its label search (``_grow_phase1``): the same
         # S in the same order and the same round data, so the same bins and events as that
@@ -1019,8 +1077,12 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
     else:
         any_valid = _node_bins(X, sample_index, start, end, n_bins, want_split, nbin, u, ub,
                                xw)
-        _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_pos, jpos,
-                     ev_k, K, scores, em, ew, ev_i, ev_a, ev_b, kstart)
+        if seg >= 0:
+            # Cut out of the parent's by its split (``_partition_events``).
+            _segment_events(ev_k, ev_bk, seg, R, K, jpos, kstart)
+        else:
+            _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_pos,
+                         jpos, ev_k, K, scores, em, ew, ev_i, ev_a, ev_b, kstart, ev_bk)
     keep = bE     # free after _rest_of_tree
     _stretch_minima(jpos, ev_k, R, oE, keep)
     # Kinks move the per-bin loss sums of a (label, feature) row only when that row is read
@@ -1619,6 +1681,23 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
     dstat = half[15]
     # Each example's record under its vote (``_vote_records``), for the rest of the tree.
     rec = (lazy[17], lazy[18], lazy[19], lazy[20], lazy[21], lazy[22])
+    # The nodes' event lists: two stores of n W entries (W = 2K - 1, the most events an
+    # example has), a node at depth d listing its events in store d % 2 from W times its
+    # first sample's index, so that a split node's children (``_partition_events``) and the
+    # deeper nodes of the subtree grown before the right child's never overwrite that child's
+    # list. node_evn: a node's number of events when its parent listed them, -1 when its
+    # search must make them (``_node_events``: the root, and the nodes a resumed tree starts
+    # from).
+    ev_i = lazy[9]
+    ev_a = lazy[10]
+    ev_b = lazy[11]
+    ev_bk = lazy[25]
+    side = lazy[26]
+    node_evn = lazy[27]
+    W = 2 * scores.shape[1] - 1
+    NW = n * W
+    for q in range(node_evn.shape[0]):
+        node_evn[q] = -1
     s_stack = snap[10]
     s_count = snap[11]
     # The tree's state in ``snap``'s layout (the thresholds' slot is never copied).
@@ -1653,7 +1732,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
                 R, axis, em, kink_pos, ew, unit, mark, 0, oE, oC, oD, oH, bE, bC, bD, jpos,
                 ev_k, sa, sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2, kleft, tmin,
                 lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp, kver, Q,
-                lst, cnt, dirty, vcnt, mstat, half, lazy)
+                lst, cnt, dirty, vcnt, mstat, half, lazy, 0, -1)
             if hon[0] == 2 and dstat[0] == 1:
                 # The two placements differ on the root's label: the cut-aware tree is grown
                 # from the start.
@@ -1673,12 +1752,14 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
         end = node_end[nd]
         if node_depth[nd] >= max_depth or end - start < 2:
             continue
+        depth = node_depth[nd]
+        ev_base = (depth % 2) * NW + start * W
         found, bf, bt, kl, kr, _ = best_split_phase1(
             X, sample_index, start, end, n_bins, y, scores, vote, node_label[nd], True,
             correct, rank, s_idx, R, axis, em, kink_pos, ew, unit, mark, stamp, oE, oC, oD, oH,
             bE, bC, bD, jpos, ev_k, sa, sc, sd, tot, tsa, tsc, tsd, nbin, L1, X1, L2, X2,
             kleft, tmin, lmin, xs, u, ub, xw, pe, rc, pa, pc, pd, ph, sh, hmin, rowver, hstamp,
-            kver, Q, lst, cnt, dirty, vcnt, mstat, half, lazy)
+            kver, Q, lst, cnt, dirty, vcnt, mstat, half, lazy, ev_base, node_evn[nd])
         stamp += 1
         if hon[0] == 2 and dstat[0] == 1:
             # The cut-aware search of this node might choose otherwise: keep the tree as it
@@ -1699,6 +1780,21 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
         node_label[rc_] = kr
         write_votes(sample_index, start, mid, kl, vote)
         write_votes(sample_index, mid, end, kr, vote)
+        if depth + 1 < max_depth:
+            # The children's events, cut out of this node's (still listed, and its jpos
+            # still this node's: nothing ran since its search).
+            for q in range(start, mid):
+                side[sample_index[q]] = 0
+            for q in range(mid, end):
+                side[sample_index[q]] = 1
+            dst = ((depth + 1) % 2) * NW
+            m = jpos[3 * R + 3]
+            mL, mR = _partition_events(
+                ev_k[ev_base:], ev_i[ev_base:], ev_a[ev_base:], ev_b[ev_base:],
+                ev_bk[ev_base:], m, side, ev_k, ev_i, ev_a, ev_b, ev_bk, dst + start * W,
+                dst + mid * W)
+            node_evn[lc] = mL
+            node_evn[rc_] = mR
         _vote_records(sample_index, start, end, y, scores, correct, s_idx, kink_pos, ew,
                       half[0], vote, rec)
     n_nodes_out[0] = n_nodes
@@ -1800,7 +1896,7 @@ def _grow_phase1_views(X, y, scores, n_bins, max_depth, R, unit, sample_index, p
             borrowed(lazy[12]), borrowed(lazy[13]), borrowed(lazy[14]), borrowed(lazy[15]),
             borrowed(lazy[16]), borrowed(lazy[17]), borrowed(lazy[18]), borrowed(lazy[19]),
             borrowed(lazy[20]), borrowed(lazy[21]), borrowed(lazy[22]), borrowed(lazy[23]),
-            borrowed(lazy[24]))
+            borrowed(lazy[24]), borrowed(lazy[25]), borrowed(lazy[26]), borrowed(lazy[27]))
     _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
                  feature, threshold, left, right, node_label, node_start, node_end, node_depth,
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
@@ -1880,11 +1976,14 @@ class Phase1Scratch:
         # payloads beside ``ev_k`` (``_node_events``: ev_i, ev_a, ev_b) and the kink lists'
         # (kl_i, kl_m, kl_w).
         n_ev = max(n * (2 * K - 1), 1)
+        # (The event payloads ev_i, ev_a, ev_b and buckets: two stores of n_ev, one per
+        # depth parity; ``_grow_phase1``.)
         self.lazy = (np.zeros(max(n * K, 1), np.uint32), np.zeros(K + 1, np.int64),
                      np.zeros(K, np.int64), np.zeros((K, F), np.int64),
                      np.zeros(0, np.int64), np.zeros((K, F, B)), np.zeros((K, F, B)),
-                     np.zeros(K), np.zeros(K), np.zeros(n_ev, np.uint32), np.zeros(n_ev),
-                     np.zeros(n_ev), np.zeros(max(n * K, 1)), np.zeros(max(n * K, 1)),
+                     np.zeros(K), np.zeros(K), np.zeros(2 * n_ev, np.uint32),
+                     np.zeros(2 * n_ev), np.zeros(2 * n_ev), np.zeros(max(n * K, 1)),
+                     np.zeros(max(n * K, 1)),
                      np.zeros(F * B * K), np.zeros((K, F, B), np.int64),
                      np.zeros((K, F, B), np.int64), np.zeros(n, np.bool_),
                      np.zeros(n, np.int32), np.zeros(n), np.zeros(n, np.int32), np.zeros(n),
@@ -1892,7 +1991,11 @@ class Phase1Scratch:
                      # The filter scan's block bounds and the 0-1 event count they were
                      # made at (``best_split_phase1``).
                      np.zeros((F, (max(B, 1) + SCAN_BLOCK - 1) // SCAN_BLOCK), np.int64),
-                     np.zeros((F, (max(B, 1) + SCAN_BLOCK - 1) // SCAN_BLOCK), np.int64))
+                     np.zeros((F, (max(B, 1) + SCAN_BLOCK - 1) // SCAN_BLOCK), np.int64),
+                     # Each listed event's bucket, each sample's side of the split being
+                     # cut, each node's number of listed events (``_grow_phase1``).
+                     np.zeros(2 * n_ev, np.int32), np.zeros(n, np.uint8),
+                     np.full(max(max_nodes, 1), -1, np.int64))
 
 
 # Status of ``grow_phase1_pair``: the cut-aware tree is the midpoint tree; it goes on from

@@ -64,7 +64,8 @@ class ZeroOneWorkspace:
         # ... a node's events and per-(label, feature, bin) sweep state ...
         # (The events' buckets, three per axis position, are in ``Phase1Scratch.jpos``.)
         # (The label of each event: one byte while K <= 256, unsigned as an index.)
-        self.ev_k = np.zeros(max(n * (2 * K - 1), 1),
+        # (Two stores, one per depth parity: ``zero_one_phase1._grow_phase1``.)
+        self.ev_k = np.zeros(2 * max(n * (2 * K - 1), 1),
                              np.uint8 if K <= 256 else np.uint16 if K <= 65536 else np.uint32)
         self.cnt = np.zeros((K, F, B), np.int32)
         self.sa = np.zeros((K, F, B), np.float64)
