@@ -28,6 +28,7 @@ control; as transcribed in the test suite of JiangtaoShen/DDMTOLab).
 from __future__ import annotations
 
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -440,3 +441,26 @@ def test_compare_on_committed_results(tmp_path, monkeypatch):
     assert shown == pytest.approx(expected.round(2).to_dict(), abs=0.006)
     csv = pd.read_csv(out / "table1.csv")
     assert len(csv) == k * (k - 1) // 2 and csv["n_datasets"].eq(len(kept)).all()
+
+
+def test_signed_rank_p_is_scipys_wilcoxon_p_with_ties_and_zeros():
+    # The permutation case is run through permutation_test with a vectorised R+
+    # (_signed_rank_p); its p must be SciPy's wilcoxon's, bit for bit, in every case SciPy's
+    # "auto" takes: permutations (ties or zeros, N <= 13), exact, asymptotic (N > 13, ties).
+    rng = np.random.default_rng(7)
+    cases = [np.array([0.5, -0.5, 1.0, 0.0, 2.0, -1.5, 0.5, 1.0, 0.0, -2.0, 0.5, 1.5]),
+             np.array([0.1, 0.2, -0.3, 0.4, 0.5, 0.6, -0.7])]
+    for n in (2, 3, 5, 6, 8, 9, 10, 11):
+        cases.append(rng.integers(-3, 4, size=n) * 0.5)
+    cases.append(rng.integers(-3, 4, size=16) * 0.5)
+    taken = set()
+    for d in cases:
+        if not np.any(d != 0):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = float(stats.wilcoxon(d, zero_method="zsplit", method="auto").pvalue)
+        assert sig._signed_rank_p(d) == want, d
+        tied = len(np.unique(np.abs(d))) < len(d) or np.any(d == 0)
+        taken.add("permutation" if tied and len(d) <= 13 else "scipy")
+    assert taken == {"permutation", "scipy"}
