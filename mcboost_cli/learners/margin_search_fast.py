@@ -865,6 +865,13 @@ def _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kc
     a0 = 0.0
     P0 = S0
     q0 = Q0
+    # S at the bracket's ends as their probes returned it (a0's only once a probe set it:
+    # S0 comes from the caller, summed in another order). A later probe at the same alpha
+    # returns the same bits (the scans' caps only skip entries), so the end probes below
+    # read these instead (in a traced noisy node, 7% of all probes were such repeats).
+    Sa0 = 0.0
+    a0_probed = False
+    Sa1 = 0.0
     hinted = 0.0 < x_hint < hi
     a = x_hint if hinted else (hi / 1024.0 if double else hi)
     if 0.0 < a_first < hi:
@@ -888,6 +895,8 @@ def _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kc
             a0 = a
             P0 = Sa - Qr * a
             q0 = Qr
+            Sa0 = Sa
+            a0_probed = True
             if floor > -INF:
                 ub = _two_line_bound(P0, q0, fall, -1.0 * kcap, 0.0 if whole else a0, kcap, c)
                 u1 = _two_line_bound(P0, q0, fall, -1.0 * kcap, hi, kcap, c)
@@ -909,6 +918,7 @@ def _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kc
         a1 = a
         P1 = Sa - Ql * a
         q1 = Ql
+        Sa1 = Sa
         break
     for _ in range(4 * L + 64):
         if q0 <= q1:
@@ -932,7 +942,11 @@ def _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kc
             if ub < floor - OBJ_TIE_EPS * (1.0 + abs(floor)):
                 return ub
         if x <= a0 or x >= a1:
-            x = a0 if x <= a0 else a1
+            if x >= a1:
+                return Sa1 / (kcap * (c + a1))
+            if a0_probed:
+                return Sa0 / (kcap * (c + a0))
+            x = a0
             Sx, _, _, _ = _probe(mins, A, Bm, C, order_m, L, X, f, t, lab_a, lab_b, mode,
                                  scores, y, items, kcap, x, _vk_cap(vk_ref, a_ref, x, slack), bufs)
             return Sx / (kcap * (c + x))
@@ -946,16 +960,22 @@ def _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kc
             a0 = x
             P0 = Sx - Qr * x
             q0 = Qr
+            Sa0 = Sx
+            a0_probed = True
         elif _rising(Sx, Ql, kcap, c, x):
             return Sx / (kcap * (c + x))
         else:
             a1 = x
             P1 = Sx - Ql * x
             q1 = Ql
-    Sa, _, _, _ = _probe(mins, A, Bm, C, order_m, L, X, f, t, lab_a, lab_b, mode,
-                         scores, y, items, kcap, a0, _vk_cap(vk_ref, a_ref, a0, slack), bufs)
-    Sb, _, _, _ = _probe(mins, A, Bm, C, order_m, L, X, f, t, lab_a, lab_b, mode,
-                         scores, y, items, kcap, a1, _vk_cap(vk_ref, a_ref, a1, slack), bufs)
+            Sa1 = Sx
+    if a0_probed:
+        Sa = Sa0
+    else:
+        Sa, _, _, _ = _probe(mins, A, Bm, C, order_m, L, X, f, t, lab_a, lab_b, mode,
+                             scores, y, items, kcap, a0, _vk_cap(vk_ref, a_ref, a0, slack),
+                             bufs)
+    Sb = Sa1
     ga = Sa / (kcap * (c + a0))
     gb = Sb / (kcap * (c + a1))
     return ga if ga >= gb else gb
