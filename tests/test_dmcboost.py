@@ -476,6 +476,33 @@ def _node_items(X, y, scores, margin, ws, start, end, grouped, nb):
     return L, imargin, order, items, bufs
 
 
+def _whole_node(rng, n, K, F, nb, rounds, integer, grouped):
+    """A random ensemble state of ``rng.integers(*rounds)`` rounds on n examples (X with nb
+    bins per feature, labels y) and its whole node as ``_node_items`` makes it; returns
+    (X, y, scores, c, _node_items' tuple)."""
+    X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
+    scores, c = ensemble_state(rng, n, K, int(rng.integers(*rounds)), integer=integer)
+    y = rng.integers(0, K, n).astype(np.int32)
+    margin = np.empty(n)
+    ls.unnormalised_margins(scores, y, margin)
+    ws = ZeroOneWorkspace(n, F, nb, K, 1)
+    ws.sample_index[:] = np.arange(n)
+    return X, y, scores, c, _node_items(X, y, scores, margin, ws, 0, n, grouped, nb)
+
+
+def _random_candidate(rng, X, K, nb, order, L, items):
+    """A random candidate of a node's items: (feature, threshold, mode, its two labels, its
+    number of members)."""
+    f, t = int(rng.integers(0, X.shape[1])), int(rng.integers(0, nb))
+    mode = int(rng.integers(0, 3))
+    la, lb = int(rng.integers(0, K)), int(rng.integers(0, K))
+    members = 0
+    for q in order[:L]:
+        _, na, nb_ = msf._item(items, q, X, f, t, mode)
+        members += int(na) + int(nb_)
+    return f, t, mode, la, lb, members
+
+
 def _random_node(rng, it, n, K, F, nb, grouped, nearly_pure=False):
     """A random ensemble state (tie-heavy / continuous by ``it``, signed zeros every third,
     optionally a nearly pure class column) on n examples and a random node of it, as the node
@@ -517,15 +544,8 @@ def test_phase2_scan_equals_plain_summation(grouped):
     rng = np.random.default_rng(31 + int(grouped))
     for it in range(30):
         n, K, F, nb = int(rng.integers(2, 300)), int(rng.integers(2, 5)), 2, 5
-        X = rng.integers(0, nb, size=(n, F)).astype(np.uint8)
-        scores, c = ensemble_state(rng, n, K, int(rng.integers(0, 6)), integer=it % 2 == 0)
-        y = rng.integers(0, K, n).astype(np.int32)
-        margin = np.empty(n)
-        ls.unnormalised_margins(scores, y, margin)
-        ws = ZeroOneWorkspace(n, F, nb, K, 1)
-        ws.sample_index[:] = np.arange(n)
-        L, imargin, order, items, bufs = _node_items(X, y, scores, margin, ws, 0, n, grouped,
-                                                     nb)
+        X, y, scores, c, (L, imargin, order, items, bufs) = _whole_node(
+            rng, n, K, F, nb, (0, 6), it % 2 == 0, grouped)
         for _ in range(20):
             f, t = int(rng.integers(0, F)), int(rng.integers(0, nb))
             mode = int(rng.integers(0, 3))
@@ -554,6 +574,54 @@ def test_phase2_scan_equals_plain_summation(grouped):
 
 
 @pytest.mark.parametrize("grouped", [False, True])
+def test_phase2_exact_search_shortcuts_find_the_plain_searchs_maximum(grouped):
+    # The walk's exact searches (warm >= 0: probes at phi's linear zero, the crossing's kink
+    # taken without probing it again, a warm start from any alpha) only move where S is
+    # probed: each maximum must be the plain search's (warm < 0) to the tie tolerance, be g at
+    # the alpha returned with it (the scan's bits there), and be at least g on a grid.
+    rng = np.random.default_rng(47 + int(grouped))
+    mtab = np.zeros((4, 1, 1, 1))
+    searched = 0
+    for it in range(24):
+        n, K, F, nb = int(rng.integers(30, 400)), int(rng.integers(2, 5)), 2, 5
+        X, y, scores, c, (L, _, order, items, bufs) = _whole_node(
+            rng, n, K, F, nb, (1, 12), it % 3 == 0, grouped)
+        hi = 2.0 * c + 1.0
+        grid = np.linspace(0.0, hi, 301)
+        for _ in range(12):
+            f, t, mode, la, lb, n_mem = _random_candidate(rng, X, K, nb, order, L, items)
+            if n_mem == 0:
+                continue
+            kcap = int(rng.integers(1, n_mem + 1))
+            S0, _, Q0, v0 = msf._scan(order, L, X, f, t, la, lb, mode, scores, y, items, kcap,
+                                      0.0, np.inf, bufs)
+            if not np.isfinite(S0) or not ls._rising(S0, Q0, kcap, c, 0.0):
+                continue
+
+            def search(a_first, warm):
+                return msf._cand_max(order, L, X, f, t, la, lb, mode, scores, y, items, kcap, c,
+                                     hi, S0, Q0, False, -1.0, -np.inf, v0, bufs, False, mtab,
+                                     np.inf, False, a_first, warm)
+
+            def g(a):
+                S = msf._scan(order, L, X, f, t, la, lb, mode, scores, y, items, kcap, a,
+                              np.inf, bufs)[0]
+                return S / (kcap * (c + a))
+
+            ref, x_ref = search(-1.0, -1.0)
+            tol = ls.OBJ_TIE_EPS * (1.0 + abs(ref))
+            assert max(g(a) for a in grid) <= ref + tol
+            searched += 1
+            for warm in (0.0, float(rng.uniform(0.0, hi)), x_ref * float(rng.uniform(0.8, 1.2)),
+                         x_ref):
+                for a_first in (-1.0, float(rng.uniform(0.0, hi))):
+                    v, x = search(a_first, warm)
+                    assert abs(v - ref) <= tol
+                    assert 0.0 <= x <= hi and v == g(x)
+    assert searched >= 100
+
+
+@pytest.mark.parametrize("grouped", [False, True])
 def test_phase2_min_scan_equals_scan_for_one_bottom_example(grouped):
     # n' = 1: the node search reads S(alpha) = min(A + alpha, Bm, C - alpha) from the node's
     # per-(feature, bin, label) minima (_min_tables, _min_lines, _min_scan) instead of
@@ -574,13 +642,7 @@ def test_phase2_min_scan_equals_scan_for_one_bottom_example(grouped):
         msf._min_tables(X, ws.sample_index, start, end, y, scores, margin, mtab, obin, nob,
                         np.zeros(K))
         for _ in range(20):
-            f, t = int(rng.integers(0, F)), int(rng.integers(0, nb))
-            mode = int(rng.integers(0, 3))
-            la, lb = int(rng.integers(0, K)), int(rng.integers(0, K))
-            members = 0
-            for q in order[:L]:
-                _, na, nb_ = msf._item(items, q, X, f, t, mode)
-                members += na + nb_
+            f, t, mode, la, lb, members = _random_candidate(rng, X, K, nb, order, L, items)
             if members == 0:
                 continue
             alphas = [0.0, float(rng.uniform(0, 2 * c + 1)), float(rng.integers(0, 4)),

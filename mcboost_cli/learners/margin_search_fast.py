@@ -795,6 +795,13 @@ def _probe(mins, A, Bm, C, order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, i
                  bufs)
 
 
+# The exact searches' shortcuts on scans (``_cand_max_body``): probe phi's linear zero while
+# the bracket holds more than this many unit slope changes, and step this fraction from a warm
+# start.
+RF_MIN_SLOPES = 4.0
+WARM_STEP = 0.1
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _vk_cap(vk_ref, a_ref, a, slack):
     """An upper bound of the kcap-th smallest numerator at a, from its value vk_ref at a_ref:
@@ -813,7 +820,8 @@ def _two_line_bound(P0, q0, P1, q1, a, kcap, c):
 
 @njit(cache=True, nogil=True)
 def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c, hi, S0, Q0,
-              double, x_hint, floor, v0, bufs, mins, mtab, fall, whole, a_first=-1.0):
+              double, x_hint, floor, v0, bufs, mins, mtab, fall, whole, a_first=-1.0,
+              warm=-1.0):
     """``_cand_max_body`` as a call (the scans' searches)."""
     A = 0.0
     Bm = 0.0
@@ -822,18 +830,19 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c
         A, Bm, C = _min_lines(mtab, f, t, lab_a, lab_b, mode)
     return _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c,
                           hi, S0, Q0, double, x_hint, floor, v0, bufs, mins, A, Bm, C, fall,
-                          whole, a_first)
+                          whole, a_first, warm)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c, hi, S0,
-                   Q0, double, x_hint, floor, v0, bufs, mins, A, Bm, C, fall, whole, a_first):
+                   Q0, double, x_hint, floor, v0, bufs, mins, A, Bm, C, fall, whole, a_first,
+                   warm):
     """Exact maximum of g over [0, hi] for a candidate that rises at 0 (right slope Q0 at
     S(0) = S0): bracket by doubling, then intersect the pieces of S at the bracket's ends
-    (as ``line_search.max_bottom_avg_exact``). Returns the maximum — or, as soon as the
-    bracket proves the maximum lies below ``floor`` beyond the tie tolerance (the caller's
-    best so far), an upper bound below ``floor`` (the candidate cannot win; its exact value is
-    not needed). ``x_hint`` in (0, hi), if given, is the first point probed: where the tangent
+    (as ``line_search.max_bottom_avg_exact``). Returns (the maximum, its alpha) — or, as soon
+    as the bracket proves the maximum lies below ``floor`` beyond the tie tolerance (the
+    caller's best so far), (an upper bound below ``floor``, -1) (the candidate cannot win; its
+    exact value is not needed). ``x_hint`` in (0, hi), if given, is the first point probed: where the tangent
     at 0 meets another concave bound of S, so if S reaches the tangent there, g(x_hint) is
     the maximum. ``v0``: the kcap-th smallest numerator at 0 (the kcap-th margin).
 
@@ -856,10 +865,32 @@ def _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kc
     (the sum of the kcap smallest of a subset), with the same S(0) and right slope at 0. Then
     the aborts bound g over all of [0, hi] (a bound on the bracket only would not hold for the
     node's S, whose maximiser may lie elsewhere): U's supporting lines bound the node's S
-    everywhere."""
+    everywhere.
+
+    With ``warm >= 0`` (the walk bound's searches; scans only, not ``mins``) the search takes
+    three shortcuts, none of which changes which kink is the maximum, only where S is
+    evaluated on the way (ALGORITHMS.md, "Fewer evaluations per exact search"); with
+    ``warm < 0`` it probes as before them (n' = 1 and grouped data, whose committed fits keep
+    their bits):
+
+    - ``warm`` in (0, hi): the maximiser of the same label and feature found last in this
+      tree (neighbouring thresholds' maximisers differ by a few per cent). It is probed
+      first, then (1 +- WARM_STEP) times it on the side g points to, so the bracket is
+      narrow from the start.
+    - While the bracket's slopes differ by more than RF_MIN_SLOPES (at least that many kinks
+      lie inside), the next probe is where phi = S' (c + a) - S, interpolated linearly
+      between the bracket's ends, is 0 (regula falsi with the Illinois halving), not where
+      the two supporting lines cross: near the maximum S is a dense chain of unit kinks,
+      close to a smooth concave function, on which the lines' crossing halves the bracket
+      (about ten evaluations from the walk bound's peak) while phi is nearly linear.
+    - A probe at the lines' crossing that lands on one of the two pieces lies on both: that
+      is the kink between them (the crossing rounded off it by an ulp), so it is returned
+      instead of probed again.
+    """
     # Numerators and margins lie within [-(2c + 1) - |alpha|, ...]: their rounding errors
     # are below 1e-15 (1 + 4c + 2 alpha); 1e-9 of that is ample slack.
     slack = 1e-9 * (1.0 + 4.0 * c + 2.0 * hi)
+    shortcuts = warm >= 0.0 and not mins
     vk_ref = v0
     a_ref = 0.0
     a0 = 0.0
@@ -879,6 +910,13 @@ def _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kc
         # maximiser is usually there or close by.
         hinted = False
         a = a_first
+    # warm_state 1: the first probe is the warm start; 2: it was falling, and the probe below
+    # it is being made (the bracket's right end is set).
+    warm_state = 0
+    if shortcuts and 0.0 < warm < hi:
+        hinted = False
+        a = warm
+        warm_state = 1
     while True:
         if a >= hi:
             a = hi
@@ -890,7 +928,7 @@ def _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kc
             hinted = False
             la = S0 + Q0 * a
             if abs(Sa - la) <= 1e-12 * (1.0 + abs(la)):
-                return Sa / (kcap * (c + a))
+                return Sa / (kcap * (c + a)), a
         if a < hi and _rising(Sa, Qr, kcap, c, a):
             a0 = a
             P0 = Sa - Qr * a
@@ -910,20 +948,40 @@ def _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kc
                             ub = u1
                 ub += 1e-9 * (1.0 + abs(ub))
                 if ub < floor - OBJ_TIE_EPS * (1.0 + abs(floor)):
-                    return ub
-            a = 2.0 * a
+                    return ub, -1.0
+            if warm_state == 2:
+                break                       # the bracket [below the warm start, warm start]
+            a = (1.0 + WARM_STEP) * a if warm_state == 1 else 2.0 * a
+            warm_state = 0
             continue
         if _rising(Sa, Ql, kcap, c, a):
-            return Sa / (kcap * (c + a))
+            return Sa / (kcap * (c + a)), a
         a1 = a
         P1 = Sa - Ql * a
         q1 = Ql
         Sa1 = Sa
+        if warm_state == 1:
+            warm_state = 2
+            a = (1.0 - WARM_STEP) * a
+            continue
         break
+    # Regula falsi on phi (scans only): the weights of the Illinois rule, and which end the
+    # last probe replaced (-1: none yet).
+    w0 = 1.0
+    w1 = 1.0
+    side = -1
     for _ in range(4 * L + 64):
         if q0 <= q1:
             break
         x = (P1 - P0) / (q0 - q1)
+        xp = x
+        if shortcuts and q0 - q1 > RF_MIN_SLOPES:
+            phi0 = w0 * (q0 * c - P0)       # phi on a piece: q (c + a) - (P + q a)
+            phi1 = w1 * (q1 * c - P1)
+            if phi0 > 0.0 and phi1 < 0.0:
+                xr = a0 + phi0 * (a1 - a0) / (phi0 - phi1)
+                if a0 < xr < a1:
+                    xp = xr
         if floor > -INF:
             # S is concave, so S <= min(P0 + q0 a, P1 + q1 a) on [a0, a1]; each line over
             # (c + a) is monotone, so g's maximum there is at most the bound's value at a0,
@@ -940,35 +998,50 @@ def _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kc
                     ub = u1
             ub += 1e-9 * (1.0 + abs(ub))
             if ub < floor - OBJ_TIE_EPS * (1.0 + abs(floor)):
-                return ub
+                return ub, -1.0
         if x <= a0 or x >= a1:
             if x >= a1:
-                return Sa1 / (kcap * (c + a1))
+                return Sa1 / (kcap * (c + a1)), a1
             if a0_probed:
-                return Sa0 / (kcap * (c + a0))
+                return Sa0 / (kcap * (c + a0)), a0
             x = a0
             Sx, _, _, _ = _probe(mins, A, Bm, C, order_m, L, X, f, t, lab_a, lab_b, mode,
                                  scores, y, items, kcap, x, _vk_cap(vk_ref, a_ref, x, slack), bufs)
-            return Sx / (kcap * (c + x))
+            return Sx / (kcap * (c + x)), x
+        crossing = xp == x
+        x = xp
         Sx, Ql, Qr, vk_ref = _probe(mins, A, Bm, C, order_m, L, X, f, t, lab_a, lab_b, mode,
                                     scores, y, items, kcap, x,
                                     _vk_cap(vk_ref, a_ref, x, slack), bufs)
         a_ref = x
         if Ql == q0 and Qr == q1:
-            return Sx / (kcap * (c + x))
+            return Sx / (kcap * (c + x)), x
+        if (shortcuts and crossing
+                and (Ql == q0 or Qr == q0 or Ql == q1 or Qr == q1)):
+            # On one of the two pieces at their lines' crossing: on both (S is concave and
+            # touches each line), so x is their kink up to the crossing's rounding.
+            return Sx / (kcap * (c + x)), x
         if _rising(Sx, Qr, kcap, c, x):
             a0 = x
             P0 = Sx - Qr * x
             q0 = Qr
             Sa0 = Sx
             a0_probed = True
+            w0 = 1.0
+            if side == 0:
+                w1 *= 0.5
+            side = 0
         elif _rising(Sx, Ql, kcap, c, x):
-            return Sx / (kcap * (c + x))
+            return Sx / (kcap * (c + x)), x
         else:
             a1 = x
             P1 = Sx - Ql * x
             q1 = Ql
             Sa1 = Sx
+            w1 = 1.0
+            if side == 1:
+                w0 *= 0.5
+            side = 1
     if a0_probed:
         Sa = Sa0
     else:
@@ -978,7 +1051,7 @@ def _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kc
     Sb = Sa1
     ga = Sa / (kcap * (c + a0))
     gb = Sb / (kcap * (c + a1))
-    return ga if ga >= gb else gb
+    return (ga, a0) if ga >= gb else (gb, a1)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -1460,7 +1533,7 @@ def _make_pick_label_body(inline_min_lines):
         inline."""
         jS0, jQ0, jval, jeps, jdone, jD = labs
         (use_walk, kg, kq, nk, rcnt, kal, cpos, tkg, tkq, tnk, tR, nT, tabs_on, ktab, ktot, tkS,
-         tS0, tread, tv0, tstrict, ttie) = walk
+         tS0, tread, tv0, tstrict, ttie, xwarm) = walk
         fast_first = firsts and kcap == 1 and mode != MODE_ALL
         q0 = 0
         if fast_first and mode == MODE_LEFT:
@@ -1638,9 +1711,9 @@ def _make_pick_label_body(inline_min_lines):
                 pre = False
                 if not inline_min_lines and ref_v > -INF and Lp < L and not mins and not use_walk:
                     # (with the walk bound, the walk replaces this pre-search)
-                    v = _cand_max(order_m, Lp, X, f, t, la, kk, mode, scores, y, items, kcap, c,
-                                  hi, S0, jQ0[kk], 4 * read < Lp, jS0[kk], ref_v, v0, bufs, mins,
-                                  mtab, jeps[kk], True)
+                    v, _ = _cand_max(order_m, Lp, X, f, t, la, kk, mode, scores, y, items, kcap,
+                                     c, hi, S0, jQ0[kk], 4 * read < Lp, jS0[kk], ref_v, v0, bufs,
+                                     mins, mtab, jeps[kk], True)
                     pre = v < ref_v - OBJ_TIE_EPS * (1.0 + abs(ref_v))
                 if use_walk and whole_set:
                     # kcap is the number of members: the bottom set is all of them, so S is U
@@ -1655,9 +1728,14 @@ def _make_pick_label_body(inline_min_lines):
                             if sx[f, q] <= t:
                                 cpos[n_pos] = q
                                 n_pos += 1
-                    v = _cand_max(cpos, n_pos, X, f, t, la, kk, MODE_POS, scores, y, items, kcap,
-                                  c, hi, S0, jQ0[kk], 4 * read < L, jS0[kk], ref_v, v0, bufs,
-                                  mins, mtab, jeps[kk], False, kal[kk])
+                    # (the walk's searches take the exact search's shortcuts, with the
+                    # maximiser this label last had on this feature as a warm start)
+                    v, xm = _cand_max(cpos, n_pos, X, f, t, la, kk, MODE_POS, scores, y, items,
+                                      kcap, c, hi, S0, jQ0[kk], 4 * read < L, jS0[kk], ref_v,
+                                      v0, bufs, mins, mtab, jeps[kk], False, kal[kk],
+                                      xwarm[MODE_LEFT, f, kk])
+                    if xm > 0.0:
+                        xwarm[MODE_LEFT, f, kk] = xm
                 elif mins:
                     if inline_min_lines:
                         # n' = 1: O(1) probes, so a call (every array of the arguments pushed
@@ -1681,19 +1759,24 @@ def _make_pick_label_body(inline_min_lines):
                             A = mtab[0, mf, mt, kk]
                             Bm = om2 if kk == oi1 else om1
                             C = mtab[1, mf, mt, kk]
-                        v = _cand_max_body(order_m, L, X, f, t, la, kk, mode, scores, y, items,
-                                           kcap, c, hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0,
-                                           bufs, mins, A, Bm, C, jeps[kk], False, -1.0)
+                        v, _ = _cand_max_body(order_m, L, X, f, t, la, kk, mode, scores, y,
+                                              items, kcap, c, hi, S0, jQ0[kk], double, jS0[kk],
+                                              ref_v, v0, bufs, mins, A, Bm, C, jeps[kk], False,
+                                              -1.0, -1.0)
                     else:
                         # (the root's MODE_ALL pick, once per node: a call; ``_min_lines``
                         # makes the same three lines; no inlined search per compiled mode)
-                        v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, items,
-                                      kcap, c, hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0,
-                                      bufs, mins, mtab, jeps[kk], False, -1.0)
+                        v, _ = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, items,
+                                         kcap, c, hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0,
+                                         bufs, mins, mtab, jeps[kk], False, -1.0)
                 elif not inline_min_lines and not pre:
-                    v = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, items, kcap, c,
-                                  hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0, bufs, mins, mtab,
-                                  jeps[kk], False, kal[kk] if use_walk else -1.0)
+                    v, xm = _cand_max(order_m, L, X, f, t, la, kk, mode, scores, y, items,
+                                      kcap, c, hi, S0, jQ0[kk], double, jS0[kk], ref_v, v0,
+                                      bufs, mins, mtab, jeps[kk], False,
+                                      kal[kk] if use_walk else -1.0,
+                                      xwarm[mode, f, kk] if use_walk else -1.0)
+                    if use_walk and xm > 0.0:
+                        xwarm[mode, f, kk] = xm
             else:
                 v = g0                      # a corner: the maximum is at alpha = 0
             lub[kk] = v if v < ub_k else ub_k
@@ -2019,7 +2102,7 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
         _min_tables(X, sample_index, start, end, y, scores, margin, mtab, obin, nob, jval)
     if firsts:
         _first_pos_tables(sx, sy, L, obin, nob, fpos)
-    walk_on, kg, kq, nk, rcnt, kal, cpos, tkg, tkq, tnk, tR, ktab, ktot, kvec = walk_in
+    walk_on, kg, kq, nk, rcnt, kal, cpos, tkg, tkq, tnk, tR, ktab, ktot, kvec, xwarm = walk_in
     walk_on = walk_on and not grouped and not mins
     nT = 0
     # The node's count tables (``_count_tables``) go with the walk (per example, n' > 1):
@@ -2039,7 +2122,7 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
                                                        margin, top_lab, obin, nob, ktab, ktot,
                                                        kvec)
     walk = (walk_on, kg, kq, nk, rcnt, kal, cpos, tkg, tkq, tnk, tR, nT, tabs_on, ktab, ktot,
-            kS, tS0, tread, tv0, tstrict, ttie)
+            kS, tS0, tread, tv0, tstrict, ttie, xwarm)
     k_single = 0
     if need_single:
         for k in range(K):

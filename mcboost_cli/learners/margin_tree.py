@@ -182,7 +182,7 @@ def _grow_views(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_
     walk = (walk[0], borrowed(walk[1]), borrowed(walk[2]), borrowed(walk[3]),
             borrowed(walk[4]), borrowed(walk[5]), borrowed(walk[6]), borrowed(walk[7]),
             borrowed(walk[8]), borrowed(walk[9]), borrowed(walk[10]), borrowed(walk[11]),
-            borrowed(walk[12]), borrowed(walk[13]))
+            borrowed(walk[12]), borrowed(walk[13]), borrowed(walk[14]))
     _grow(X, y, n_bins, scores, phase, c, nprime, hi, constrain, eps, max_depth, sample_index,
           partition_buf, feature, threshold, left, right, node_label, node_start, node_end,
           node_depth, stack, vote, n_nodes_out, sa, sc, nbin, nodebuf, tsa, tsc, tsd, lab_mark,
@@ -328,6 +328,15 @@ def _run(ws, X_binned, y, n_bins, scores, phase, c, nprime, hi, constrain, eps,
                  np.zeros((2, K), np.int32))
         ws.p2_count_tables = ctabs
     kl = kl + ctabs
+    # Each (line, feature, label)'s last exact maximiser in this tree, the warm start of the
+    # next exact search of the walk (``margin_search_fast._cand_max_body``); 0: none yet.
+    # Reset per tree, so a tree does not depend on the trees grown before it.
+    xwarm = getattr(ws, "p2_warm", None)
+    if xwarm is None or xwarm.shape != (3, F, K):
+        xwarm = np.zeros((3, F, K), np.float64)
+        ws.p2_warm = xwarm
+    xwarm.fill(0.0)
+    kl = kl + (xwarm,)
     walk = (bool(walk_bound),) + kl
     grow = _grow_views if borrow_views else _grow
     # The first call may compile the grower: once for all processes (_kernel_cache).
