@@ -15,6 +15,9 @@ __version__ = "0.1.0"
 
 # Compiled kernels are cached per version of their sources (numba's own cache can keep a
 # kernel whose callee in another module changed); before anything imports numba.
-from ._kernel_cache import use_kernel_cache_dir as _use_kernel_cache_dir  # noqa: E402
+from . import _kernel_cache  # noqa: E402
 
-_use_kernel_cache_dir()
+_kernel_cache.use_kernel_cache_dir()
+# A kernel compiled but not written to the cache runs from memory (imports numba, now that
+# its cache folder is set).
+_kernel_cache.tolerate_cache_write_failures()

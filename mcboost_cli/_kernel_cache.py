@@ -19,6 +19,8 @@ Map of the module
                            used and prunes the stale ones
 ``kernel_compile_lock``    around a first call of a large kernel: processes sharing the cache
                            compile it once (the others wait, then load numba's cached code)
+``tolerate_cache_write_failures``  a kernel numba compiled but could not write to its cache
+                           runs from memory instead of failing its call
 
 Compiling once across processes
 -------------------------------
@@ -119,6 +121,38 @@ def use_kernel_cache_dir() -> None:
             prune_stale_kernel_dirs(folder)
         except (OSError, RuntimeError):   # unreadable sources or no home: numba's default
             pass
+
+
+def tolerate_cache_write_failures() -> None:
+    """Let a failure to *write* a compiled kernel to numba's cache leave the kernel in use.
+
+    numba adds a compiled overload to its dispatcher and only then saves it to the cache
+    (``Dispatcher.compile``); an exception while saving propagates out of the call that
+    triggered the compile, although the machine code is in memory and correct. One such
+    error is numba's "no compiled object yet for <Library ...>" when a kernel compiled as
+    another kernel's callee is serialized (seen once, 2026-11-29, on a cold cache: the noise
+    sweep's first Phase II tree on shuttle failed its cell; similar reports upstream,
+    emscripten-forge/recipes#6309, QuantEcon/QuantEcon.py#944). The cache only saves time,
+    so such a failure now costs a compile in the next process and a warning (once per
+    process), not a fit. Errors of the compile itself are untouched. Idempotent."""
+    from numba.core import caching
+
+    save = caching.Cache.save_overload
+    if getattr(save, "_mcboost_tolerant", False):
+        return
+
+    def save_overload(self, sig, data):
+        try:
+            save(self, sig, data)
+        except (RuntimeError, OSError) as exc:
+            import warnings
+            name = getattr(self, "_name", "?")
+            warnings.warn(f"numba could not write the compiled kernel {name} to its cache "
+                          f"({exc}); it runs from memory and the next process compiles it "
+                          "again", RuntimeWarning, stacklevel=2)
+
+    save_overload._mcboost_tolerant = True
+    caching.Cache.save_overload = save_overload
 
 
 # Held by this process (at most one: see "Compiling once across processes").

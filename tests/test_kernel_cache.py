@@ -89,3 +89,62 @@ def test_starting_marks_the_folder_used_and_prunes(tmp_path):
     subprocess.run([sys.executable, "-c", "import mcboost_cli"], env=env, check=True)
     assert not stale.exists()
     assert current.stat().st_mtime > time.time() - 3600
+
+
+_CALLER_AND_CALLEE = '''
+from numba import njit
+
+
+@njit(cache=True)
+def twice(x):
+    return 2 * x
+
+
+@njit(cache=True)
+def twice_plus_one(x):
+    return twice(x) + 1
+'''
+
+# Compiles the two kernels in a fresh cache with numba's serialisation of compiled code broken
+# the way numba breaks it ("no compiled object yet", ``tolerate_cache_write_failures``), and
+# prints the caller's result and the warnings.
+_BROKEN_CACHE_WRITE = '''
+import sys, warnings
+{imports}
+from numba.core import compiler
+
+def _no_object(self):
+    raise RuntimeError("no compiled object yet for <Library 'twice'>")
+
+compiler.CompileResult._reduce = _no_object
+sys.path.insert(0, sys.argv[1])
+import kernels_under_test as k
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    print(k.twice_plus_one(20))
+print(len(caught), "|".join(str(w.message) for w in caught))
+'''
+
+
+def _run_broken_cache_write(tmp_path, imports):
+    (tmp_path / "kernels_under_test.py").write_text(_CALLER_AND_CALLEE)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    return subprocess.run([sys.executable, "-c", _BROKEN_CACHE_WRITE.format(imports=imports),
+                           str(tmp_path)], env=env, capture_output=True, text=True)
+
+
+def test_a_kernel_numba_cannot_write_to_its_cache_still_runs(tmp_path):
+    # numba alone: the failed cache write fails the call that compiled the kernel.
+    plain = _run_broken_cache_write(tmp_path, "import numba")
+    assert plain.returncode != 0 and "no compiled object yet" in plain.stderr
+    # With mcboost imported the kernels run from memory: the right result, one warning per
+    # kernel that could not be written (the callee, compiled inside the caller's typing,
+    # and the caller), each naming it.
+    ours = _run_broken_cache_write(tmp_path, "import mcboost_cli")
+    assert ours.returncode == 0, ours.stderr
+    result, warned = ours.stdout.strip().splitlines()
+    assert result == "41"
+    count, messages = warned.split(" ", 1)
+    assert count == "2"
+    assert "twice" in messages and "twice_plus_one" in messages
+    assert "no compiled object yet" in messages and "runs from memory" in messages
