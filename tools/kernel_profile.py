@@ -1,6 +1,6 @@
 """Where a Python script's time goes among the compiled kernels: a `perf` profile by kernel.
 
-    python tools/kernel_profile.py [-F HZ] [-o PERF_DATA] SCRIPT [ARGS...]
+    python tools/kernel_profile.py [-F HZ] [-o PERF_DATA] [--lines KERNEL] SCRIPT [ARGS...]
 
 `perf` samples machine code, and numba's code lives in anonymous memory that `perf report`
 cannot name (no ELF file, no perf map: llvmlite is built without LLVM's perf listener). This
@@ -15,13 +15,25 @@ inline into their callers (a kernel loaded from the cache shows as its entry poi
 The compile is sampled too; it is not compiled code, so the per-kernel shares leave it out.
 Kernels inlined by numba (``inline="always"``) or by LLVM count as their caller. What
 ALGORITHMS.md, "The budget's next targets", 5 says of Phase I on Letter was measured with it.
-Needs ``perf`` (Linux, ``perf_event_paranoid`` <= 2).
+
+``--lines KERNEL`` also splits the samples of the kernels whose name contains KERNEL by source
+line (inlined helpers show as their own lines; "line 0" is code numba gives no line, such as
+loop control): the script runs with ``NUMBA_DEBUGINFO=1``, so numba's assembly of each library
+carries ``.loc`` directives; the code in memory, disassembled (``objdump``), is matched to that
+assembly by its sequence of mnemonics (``difflib``; the two differ in places, as the code in
+memory can be another library's copy of the same function, so lines are approximate where the
+match is not exact, and the match ratio is printed).
+Needs ``perf`` (Linux, ``perf_event_paranoid`` <= 2), and ``objdump`` for ``--lines``.
 """
 
 from __future__ import annotations
 
 import argparse
 import atexit
+import bisect
+import ctypes
+import difflib
+import pickle
 import collections
 import gc
 import os
@@ -59,10 +71,11 @@ def kernel_name(symbol: str) -> str:
 
 
 def _compiled_functions():
-    """(address, name) of every compiled function of every numba dispatcher in this process."""
+    """(address, name, symbol, library) of every compiled function of every numba dispatcher
+    in this process."""
     from numba.core.dispatcher import Dispatcher
 
-    found = set()
+    found: dict = {}
     # Every live dispatcher: those of modules and of the script run (``_child``) alike.
     for obj in gc.get_objects():
         if isinstance(obj, Dispatcher):
@@ -79,17 +92,44 @@ def _compiled_functions():
                         address = lib.get_pointer_to_function(name)
                     except Exception:
                         continue
-                    if address:
-                        found.add((address, kernel_name(name)))
-    return sorted(found)
+                    if address and address not in found:
+                        found[address] = (address, kernel_name(name), name, lib)
+    return [found[a] for a in sorted(found)]
+
+
+def _mapped_end(address: int) -> int:
+    """The end of the memory mapping that holds ``address`` (reads stop there)."""
+    with open("/proc/self/maps") as fh:
+        for line in fh:
+            lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
+            if lo <= address < hi:
+                return hi
+    return address
 
 
 def _write_perf_map() -> None:
     functions = _compiled_functions()
+    sizes = []
     with open(f"/tmp/perf-{os.getpid()}.map", "w") as fh:
-        for k, (address, name) in enumerate(functions):
+        for k, (address, name, _, _) in enumerate(functions):
             size = functions[k + 1][0] - address if k + 1 < len(functions) else 1 << 16
-            fh.write(f"{address:x} {min(size, 1 << 20):x} {name}\n")
+            size = min(size, 1 << 20)
+            sizes.append(size)
+            fh.write(f"{address:x} {size:x} {name}\n")
+    want = os.environ.get("KERNEL_PROFILE_LINES")
+    if want:
+        dump = []
+        for (address, name, symbol, lib), size in zip(functions, sizes):
+            if want not in name:
+                continue
+            try:
+                asm = lib.get_asm_str()
+            except Exception:
+                continue
+            size = min(size, _mapped_end(address) - address)
+            dump.append((address, name, symbol, ctypes.string_at(address, size), asm))
+        with open(os.environ["KERNEL_PROFILE_DUMP"], "wb") as fh:
+            pickle.dump({"pid": os.getpid(), "functions": dump}, fh)
 
 
 _script_globals: list = []
@@ -126,6 +166,113 @@ def _report(perf_data: str) -> None:
             print(f"{100 * pct / compiled:10.1f}% {pct:6.2f}%  {name}")
 
 
+def _asm_instructions(asm: str, symbol: str):
+    """(mnemonic, (file, line)) of each instruction of ``symbol`` in numba's assembly."""
+    files, lines = {}, asm.splitlines()
+    for line in lines:
+        m = re.match(r'\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?', line)
+        if m:
+            files[m.group(1)] = os.path.basename(m.group(3) or m.group(2))
+    try:
+        start = next(i for i, line in enumerate(lines)
+                     if line.startswith(symbol + ":") or line.startswith(f'"{symbol}":'))
+    except StopIteration:
+        return []
+    out, where = [], ("?", 0)
+    for line in lines[start + 1:]:
+        text = line.strip()
+        if line.startswith(".Lfunc_end"):
+            break
+        if not text or text.startswith("#") or text.endswith(":"):
+            continue
+        if text.startswith(".loc"):
+            p = text.split()
+            where = (files.get(p[1], p[1]), int(p[2]))
+        elif not text.startswith("."):
+            out.append((text.split()[0], where))
+    return out
+
+
+def _disassembly(address: int, code: bytes):
+    """(address, mnemonic) of the machine code, alignment padding left out."""
+    with tempfile.NamedTemporaryFile(suffix=".bin") as fh:
+        fh.write(code)
+        fh.flush()
+        text = subprocess.run(["objdump", "--insn-width=16", "-D", "-b", "binary", "-m",
+                               "i386:x86-64", f"--adjust-vma={address:#x}", fh.name],
+                              capture_output=True, text=True, check=True).stdout
+    out = []
+    for line in text.splitlines():
+        m = re.match(r"\s*([0-9a-f]+):\s+(?:[0-9a-f]{2} )+\s*(\S+)(.*)", line)
+        if m:
+            mnemonic, rest = m.group(2), m.group(3)
+            if (mnemonic.startswith("nop") or mnemonic in ("data16", "cs")
+                    or (mnemonic == "xchg" and "%ax,%ax" in rest)):
+                continue
+            out.append((int(m.group(1), 16), mnemonic))
+    return out
+
+
+def _mnemonic(m: str) -> str:
+    # AT&T size suffixes are printed by one and not the other (movq / mov).
+    return m[:4] if m in ("movsd", "vmovsd") else m.rstrip("qlwb")[:4]
+
+
+def _report_lines(perf_data: str, dump_path: str, top: int = 40) -> None:
+    with open(dump_path, "rb") as fh:
+        dump = pickle.load(fh)
+    ips: collections.Counter = collections.Counter()
+    out = subprocess.run(["perf", "script", "-i", perf_data, "-F", "pid,ip"],
+                         capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        p = line.split()
+        if len(p) == 2 and int(p[0]) == dump["pid"]:
+            ips[int(p[1], 16)] += 1
+    by_line: collections.Counter = collections.Counter()
+    for address, name, symbol, code, asm in dump["functions"]:
+        here = {ip: c for ip, c in ips.items() if address <= ip < address + len(code)}
+        if not here:
+            continue
+        dis = _disassembly(address, code)
+        ins = _asm_instructions(asm, symbol)
+        match = difflib.SequenceMatcher(None, [_mnemonic(m) for m, _ in ins],
+                                        [_mnemonic(m) for _, m in dis], autojunk=False)
+        to_asm = [None] * len(dis)
+        for block in match.get_matching_blocks():
+            for t in range(block.size):
+                to_asm[block.b + t] = block.a + t
+        for k in range(1, len(dis)):        # unmatched: the line of the last matched one
+            if to_asm[k] is None:
+                to_asm[k] = to_asm[k - 1]
+        matched = sum(b.size for b in match.get_matching_blocks())
+        print(f"{name}: {sum(here.values())} samples; {matched} of {len(dis)} instructions "
+              "matched to numba's assembly")
+        starts = [a for a, _ in dis]
+        for ip, c in here.items():
+            k = bisect.bisect_right(starts, ip) - 1
+            where = ins[to_asm[k]][1] if k >= 0 and to_asm[k] is not None else ("?", 0)
+            by_line[(name.split(".")[0],) + where] += c
+    total = sum(by_line.values())
+    if not total:
+        print("no samples in the kernels asked for")
+        return
+    for (module, filename, lineno), c in by_line.most_common(top):
+        text = _source_line(filename, lineno) if lineno else ""
+        print(f"{100 * c / total:5.1f}% {filename}:{lineno:<5d} {text}")
+
+
+def _source_line(filename: str, lineno: int) -> str:
+    """The text of line ``lineno`` of the first file named ``filename`` under the current
+    folder (best effort: the assembly names files without their folder)."""
+    for root, _, names in os.walk("."):
+        if filename in names and ".venv" not in root:
+            with open(os.path.join(root, filename)) as fh:
+                for k, line in enumerate(fh, 1):
+                    if k == lineno:
+                        return line.strip()[:80]
+    return ""
+
+
 def _is_kernel(symbol: str) -> bool:
     # Names this tool wrote: module.function, with no spaces but the wrapper note.
     return re.fullmatch(r"[A-Za-z_][\w]*\.[A-Za-z_]\w*( \(Python wrapper\))?", symbol) is not None
@@ -138,17 +285,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("-F", "--frequency", type=int, default=499, help="samples a second")
     parser.add_argument("-o", "--output", default=None, help="perf data file (kept)")
+    parser.add_argument("--lines", metavar="KERNEL", default=None,
+                        help="split the samples of kernels named like KERNEL by source line")
     parser.add_argument("script")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     ns = parser.parse_args()
     data = ns.output or os.path.join(tempfile.mkdtemp(prefix="kernel-profile-"), "perf.data")
     env = dict(os.environ, NUMBA_CACHE_DIR=tempfile.mkdtemp(prefix="kernel-profile-cache-"))
+    dump_path = os.path.join(os.path.dirname(os.path.abspath(data)), "kernels.pickle")
+    if ns.lines:
+        env.update(NUMBA_DEBUGINFO="1", KERNEL_PROFILE_LINES=ns.lines,
+                   KERNEL_PROFILE_DUMP=dump_path)
     run = subprocess.run(["perf", "record", "-q", "-F", str(ns.frequency), "-o", data,
                           sys.executable, os.path.abspath(__file__), _CHILD, ns.script,
                           *ns.args], env=env)
     if run.returncode != 0:
         sys.exit(f"kernel_profile: the script or perf failed (exit {run.returncode})")
     _report(data)
+    if ns.lines:
+        print()
+        _report_lines(data, dump_path)
 
 
 if __name__ == "__main__":
