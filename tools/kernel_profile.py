@@ -33,6 +33,7 @@ import atexit
 import bisect
 import ctypes
 import difflib
+import functools
 import pickle
 import collections
 import gc
@@ -261,16 +262,21 @@ def _report_lines(perf_data: str, dump_path: str, top: int = 40) -> None:
         print(f"{100 * c / total:5.1f}% {filename}:{lineno:<5d} {text}")
 
 
-def _source_line(filename: str, lineno: int) -> str:
-    """The text of line ``lineno`` of the first file named ``filename`` under the current
-    folder (best effort: the assembly names files without their folder)."""
-    for root, _, names in os.walk("."):
-        if filename in names and ".venv" not in root:
+@functools.lru_cache(maxsize=None)
+def _source_lines(filename: str) -> tuple:
+    """The lines of the first file named ``filename`` under the current folder (best effort:
+    the assembly names files without their folder)."""
+    for root, dirs, names in os.walk("."):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "results"]
+        if filename in names:
             with open(os.path.join(root, filename)) as fh:
-                for k, line in enumerate(fh, 1):
-                    if k == lineno:
-                        return line.strip()[:80]
-    return ""
+                return tuple(line.strip() for line in fh)
+    return ()
+
+
+def _source_line(filename: str, lineno: int) -> str:
+    lines = _source_lines(filename)
+    return lines[lineno - 1][:80] if 0 < lineno <= len(lines) else ""
 
 
 def _is_kernel(symbol: str) -> bool:
