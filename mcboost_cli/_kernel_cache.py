@@ -44,6 +44,7 @@ import os
 import re
 import shutil
 import time
+import warnings
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
@@ -145,7 +146,6 @@ def tolerate_cache_write_failures() -> None:
         try:
             save(self, sig, data)
         except (RuntimeError, OSError) as exc:
-            import warnings
             name = getattr(self, "_name", "?")
             warnings.warn(f"numba could not write the compiled kernel {name} to its cache "
                           f"({exc}); it runs from memory and the next process compiles it "

@@ -31,13 +31,13 @@ from __future__ import annotations
 import argparse
 import atexit
 import bisect
+import collections
 import ctypes
 import difflib
 import functools
-import pickle
-import collections
 import gc
 import os
+import pickle
 import re
 import runpy
 import subprocess
@@ -119,13 +119,19 @@ def _write_perf_map() -> None:
             fh.write(f"{address:x} {size:x} {name}\n")
     want = os.environ.get("KERNEL_PROFILE_LINES")
     if want:
-        dump = []
+        dump, asm_of = [], {}
         for (address, name, symbol, lib), size in zip(functions, sizes):
             if want not in name:
                 continue
-            try:
-                asm = lib.get_asm_str()
-            except Exception:
+            # One library holds several functions: its assembly is emitted once (and
+            # pickled once: the same string).
+            if id(lib) not in asm_of:
+                try:
+                    asm_of[id(lib)] = lib.get_asm_str()
+                except Exception:
+                    asm_of[id(lib)] = None
+            asm = asm_of[id(lib)]
+            if asm is None:
                 continue
             size = min(size, _mapped_end(address) - address)
             dump.append((address, name, symbol, ctypes.string_at(address, size), asm))
@@ -154,7 +160,7 @@ def _report(perf_data: str) -> None:
         if not m:
             continue
         pct, symbol = float(m.group(1)), m.group(3).strip()
-        if "." in symbol and not symbol.startswith("0x") and _is_kernel(symbol):
+        if _is_kernel(symbol):
             shares[symbol] += pct
         else:
             other += pct
@@ -252,12 +258,12 @@ def _report_lines(perf_data: str, dump_path: str, top: int = 40) -> None:
         for ip, c in here.items():
             k = bisect.bisect_right(starts, ip) - 1
             where = ins[to_asm[k]][1] if k >= 0 and to_asm[k] is not None else ("?", 0)
-            by_line[(name.split(".")[0],) + where] += c
+            by_line[where] += c
     total = sum(by_line.values())
     if not total:
         print("no samples in the kernels asked for")
         return
-    for (module, filename, lineno), c in by_line.most_common(top):
+    for (filename, lineno), c in by_line.most_common(top):
         text = _source_line(filename, lineno) if lineno else ""
         print(f"{100 * c / total:5.1f}% {filename}:{lineno:<5d} {text}")
 
