@@ -18,7 +18,8 @@ help:
 	@echo "make test   - install with test extras, then run the test suite"
 	@echo "make bench  - install with bench extras, then run the benchmarks (SAMME on Letter; DMCBoost"
 	@echo "              and SAMME on Letter and a 525,010-row poker training set; the 8-leaf"
-	@echo "              least-squares tree against LightGBM's on Letter; a REBEL round with"
+	@echo "              least-squares tree against LightGBM's on Letter; the histogram tree with"
+	@echo "              and without its rows in node order on poker; a REBEL round with"
 	@echo "              two-point similarities against a SAMME stump round on pendigits;"
 	@echo "              DirectBoost^eps_avg's fit and LPBoost's LP against AdaBoost's round on"
 	@echo "              Adult-10k)"
@@ -65,6 +66,7 @@ bench: $(VENV)/.installed-bench
 	$(BIN)/python -m benchmarks.bench_samme
 	$(BIN)/python -m benchmarks.bench_dmcboost
 	$(BIN)/python -m benchmarks.bench_leafwise_tree
+	$(BIN)/python -m benchmarks.bench_tree_rows
 	$(BIN)/python -m benchmarks.bench_rebel
 	$(BIN)/python -m benchmarks.bench_directboost
 

@@ -11,6 +11,7 @@ from mcboost_cli.learners.histogram_tree import (
     CRITERION_ERROR,
     CRITERION_GINI,
     CRITERION_HAMMING,
+    CRITERION_LEAST_SQUARES,
     CRITERION_MAX_CHANNEL,
     TreeWorkspace,
     apply_tree,
@@ -164,6 +165,50 @@ def test_sparse_small_node_histograms_give_the_dense_tree_bit_for_bit(criterion)
                               weight_matrix=W, channel_values=G)
         np.testing.assert_array_equal(a.feature[:m], ref["feature"])
     assert n_sparse_nodes > 500      # the sparse path was exercised
+
+
+@pytest.mark.parametrize("criterion", [CRITERION_GINI, CRITERION_ERROR, CRITERION_HAMMING,
+                                       CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM,
+                                       CRITERION_LEAST_SQUARES])
+def test_node_ordered_rows_give_the_indexed_tree_bit_for_bit(criterion):
+    """The grower that keeps the samples' rows in node order and moves them with the samples
+    at each split (``order_rows``) grows, tree after tree in one workspace, every node
+    array, node sum and sample order of the grower that reads the rows through the sample
+    index: deep trees (sparse and dense nodes), stumps, tied and continuous weights."""
+    rng = np.random.default_rng(4242 + criterion)
+    for _ in range(20):
+        n = int(rng.integers(2, 900))
+        F = int(rng.integers(1, 6))
+        K = int(rng.integers(2, 6))
+        width = int(rng.integers(2, 255))
+        X_binned = rng.integers(0, width, size=(n, F)).astype(np.uint8)
+        X_binned[rng.random((n, F)) < 0.05] = MISSING_BIN
+        y = rng.integers(0, K, n).astype(np.int32)
+        n_bins = np.array([X_binned[X_binned[:, f] != MISSING_BIN, f].max(initial=0) + 1
+                           for f in range(F)], dtype=np.int32)
+        depth = int(rng.integers(1, 11))
+        C = n_channels(criterion, K) if criterion != CRITERION_HAMMING else K
+        grown = {True: [], False: []}
+        for order_rows in grown:
+            ws = TreeWorkspace(n, F, MISSING_BIN + 1, n_channels(criterion, K), depth)
+            trees_rng = np.random.default_rng(n)
+            for _tree in range(3):
+                w = trees_rng.random(n)
+                W = trees_rng.random((n, K))
+                G = _channel_values(trees_rng, n, C)
+                if criterion == CRITERION_LEAST_SQUARES:
+                    G[:, 0] = np.abs(G[:, 0])
+                m = grow_tree(ws, X_binned, y, n_bins, criterion, weight=w, weight_matrix=W,
+                              channel_values=G, order_rows=order_rows)
+                grown[order_rows].append((m, {name: getattr(ws, name)[:m].copy() for name in
+                                           ("feature", "threshold", "left", "right",
+                                            "node_count", "node_start", "node_sum")},
+                                       ws.sample_index.copy()))
+        for (m, a, order_a), (m2, b, order_b) in zip(grown[True], grown[False]):
+            assert m == m2
+            for name in a:
+                assert a[name].tobytes() == b[name].tobytes(), name
+            np.testing.assert_array_equal(order_a, order_b)
 
 
 def _assert_same_tree(ws, m, ref):

@@ -49,7 +49,10 @@ the tree is written into its arrays. The histogram of the larger child is obtain
 subtracting the smaller child's from the parent's (LightGBM's and scikit-learn's trick), so
 each level costs a pass over the smaller half of the samples. Small nodes (deep trees) keep
 sparse histograms instead — only the bins their samples occupy are zeroed, filled, scanned
-and subtracted — with bit-identical results (``_build_histogram_sparse``). Tie-breaking is
+and subtracted — with bit-identical results (``_build_histogram_sparse``). Deep trees keep
+their samples' rows (bins, label, weights) in node order, moved with the samples at each split,
+so that histograms read them in sequence (``_partition_rows``; the same sums in the same
+order: ``benchmarks/bench_tree_rows.py`` measures it; ``ROWS_MIN_BYTES``). Tie-breaking is
 deterministic:
 the first feature, then the lowest threshold, among splits of equal score.
 
@@ -75,7 +78,8 @@ from numba import njit
 
 from .._dtypes import HIST_DTYPE, INDEX_DTYPE, X_BINNED_DTYPE
 from .._kernel_cache import kernel_compile_lock
-from .tree_layout import max_nodes_for_depth, pop_node, split_node, start_tree
+from .tree_layout import (make_children, max_nodes_for_depth, pop_node, split_node,
+                          start_tree)
 
 CRITERION_GINI = 0
 CRITERION_HAMMING = 1
@@ -93,6 +97,15 @@ _ZERO_REL = 1e-10
 # histogram: deep trees have many such nodes, and a dense one costs O(bins x channels) to
 # zero, scan and subtract whatever the node's size.
 SPARSE_BIN_RATIO = 4
+# Trees of at least ROWS_MIN_DEPTH over at least ROWS_MIN_BYTES of rows (bins, label and the
+# weights the criterion reads, over all samples) keep the rows in node order (``_grow_tree``):
+# there most reads through the sample index miss the caches, and reading in sequence pays for
+# the copies; on fewer bytes or shallower trees the copies cost more than they save
+# (``benchmarks/bench_tree_rows.py``: Poker525k's 393,758 rows at depth 8-12, 0.5-0.7 of the
+# time; Letter, Krkopt and 30,000 rows of Poker under Gini, 1.1-1.6; speed only: the same
+# trees).
+ROWS_MIN_DEPTH = 5
+ROWS_MIN_BYTES = 8 << 20
 
 
 def n_channels(criterion: int, n_classes: int) -> int:
@@ -336,6 +349,46 @@ def sibling_histograms(X_binned, sample_index, start, end, y, weight, weight_mat
         count[slot] -= count[s_small]
 
 
+@njit(cache=True, nogil=True)
+def _partition_rows(Xs, ys, ws_, wms, Xd, yd, wd, wmd, sample_index, ibuf, start, end,
+                    feature, threshold, rows):
+    """Stable partition (left first) of a node whose rows are in order (row p of Xs, ys,
+    ws_, wms belongs to sample ``sample_index[p]``); returns mid.
+
+    ``sample_index`` is partitioned in place (through ``ibuf``), as ``tree_layout._partition``
+    does, but the side of each sample is read from its row in sequence. With ``rows`` each
+    row is also written once, to its place in the other buffer (Xd, yd, wd, wmd): the
+    children's rows in order there. An array of (1, ...) shape is one the criterion does not
+    read, and is not moved."""
+    n_features = Xs.shape[1]
+    move_y = yd.shape[0] > 1
+    move_w = wd.shape[0] > 1
+    n_wm = wmd.shape[1] if wmd.shape[0] > 1 else 0
+    mid = start
+    for p in range(start, end):
+        mid += np.int64(Xs[p, feature] <= threshold)
+    ql = start
+    qr = mid
+    for p in range(start, end):
+        r = np.int64(Xs[p, feature] > threshold)
+        q = ql + r * (qr - ql)       # branch-free: the left or the right cursor
+        ql += 1 - r
+        qr += r
+        ibuf[q] = sample_index[p]
+        if rows:
+            for f in range(n_features):
+                Xd[q, f] = Xs[p, f]
+            if move_y:
+                yd[q] = ys[p]
+            if move_w:
+                wd[q] = ws_[p]
+            for c in range(n_wm):
+                wmd[q, c] = wms[p, c]
+    for q in range(start, end):
+        sample_index[q] = ibuf[q]
+    return mid
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _side_score(criterion, s):
     """Score of one side of a split from its channel sums (higher is better)."""
@@ -474,7 +527,19 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
                min_samples_leaf, hist, count, sample_index, feature, threshold, left, right,
                node_sum, node_count, node_start, node_end, node_depth, node_slot, stack,
                free_slots, scratch, n_nodes_out, partition_buf, sparse_max, slot_sparse,
-               support, n_support, mark, root_count):
+               support, n_support, mark, root_count, order_rows, X0, y0, w0, wm0, X1, y1,
+               w1, wm1, iota, node_rows):
+    """Grow one tree (``grow_tree``).
+
+    Rows in order (``order_rows``): a node's histogram reads each of its samples' bins,
+    label and weights. Read through ``sample_index`` from the caller's arrays, a deep node's
+    samples lie scattered over them and nearly every read misses the caches. So the root's
+    split writes its samples' rows in the children's order into buffer 0 (X0, y0, w0, wm0:
+    position p holds sample ``sample_index[p]``), and every split below moves them to the
+    other buffer along with the indices (``_partition_rows``): histograms then read them in
+    sequence (through ``iota``, the identity). ``node_rows[nd]``: -1 read through the
+    index, 0 or 1 the buffer holding the node's rows. The same rows are read in the same
+    order either way, so the sums and the tree are the same."""
     n_samples = X_binned.shape[0]
     n_ch = hist.shape[3]
     n_slots = hist.shape[0]
@@ -504,6 +569,7 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
             acc += hist[slot, 0, b, c]
         node_sum[0, c] = acc
     node_count[0] = n_samples
+    node_rows[0] = -1
 
     while top > 0:
         nd, top = pop_node(stack, top)
@@ -532,9 +598,35 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
                 node_slot[nd] = -1
             continue
 
-        lc, rc, mid, n_nodes, top = split_node(
-            X_binned, nd, bf, bt, n_nodes, top, sample_index, partition_buf, feature, threshold,
-            left, right, node_start, node_end, node_depth, stack)
+        # Children that get histograms need their rows; leaves only their indices.
+        rows = node_depth[nd] + 1 < max_depth
+        state = node_rows[nd]
+        if state < 0 and not (order_rows and rows):
+            lc, rc, mid, n_nodes, top = split_node(
+                X_binned, nd, bf, bt, n_nodes, top, sample_index, partition_buf, feature,
+                threshold, left, right, node_start, node_end, node_depth, stack)
+        else:
+            if state < 0:
+                # Only the root is split here from the index: its rows are the caller's.
+                mid = _partition_rows(X_binned, y, weight, weight_matrix, X0, y0, w0, wm0,
+                                      sample_index, partition_buf, 0, n_samples, bf, bt,
+                                      True)
+                state = 0
+            elif state == 0:
+                mid = _partition_rows(X0, y0, w0, wm0, X1, y1, w1, wm1, sample_index,
+                                      partition_buf, node_start[nd], node_end[nd], bf, bt,
+                                      rows)
+                state = 1
+            else:
+                mid = _partition_rows(X1, y1, w1, wm1, X0, y0, w0, wm0, sample_index,
+                                      partition_buf, node_start[nd], node_end[nd], bf, bt,
+                                      rows)
+                state = 0
+            lc, rc, mid, n_nodes, top = make_children(
+                nd, bf, bt, mid, n_nodes, top, feature, threshold, left, right, node_start,
+                node_end, node_depth, stack)
+        node_rows[lc] = state
+        node_rows[rc] = state
         node_slot[lc] = -1
         node_slot[rc] = -1
         node_count[lc] = mid - node_start[nd]
@@ -552,9 +644,18 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
                 small, large = rc, lc
             n_free -= 1
             s_small = free_slots[n_free]
-            sibling_histograms(X_binned, sample_index, node_start[small], node_end[small], y,
-                               weight, weight_matrix, criterion, hist, count, slot, s_small,
-                               sparse_max, slot_sparse, support, n_support, mark)
+            if state == 0:
+                sibling_histograms(X0, iota, node_start[small], node_end[small], y0, w0, wm0,
+                                   criterion, hist, count, slot, s_small, sparse_max,
+                                   slot_sparse, support, n_support, mark)
+            elif state == 1:
+                sibling_histograms(X1, iota, node_start[small], node_end[small], y1, w1, wm1,
+                                   criterion, hist, count, slot, s_small, sparse_max,
+                                   slot_sparse, support, n_support, mark)
+            else:
+                sibling_histograms(X_binned, sample_index, node_start[small], node_end[small],
+                                   y, weight, weight_matrix, criterion, hist, count, slot,
+                                   s_small, sparse_max, slot_sparse, support, n_support, mark)
             node_slot[small] = s_small
             node_slot[large] = slot
             # Exact node sums from the histograms would drift the same way; recompute the
@@ -568,7 +669,7 @@ def _grow_tree(X_binned, y, weight, weight_matrix, n_bins, criterion, max_depth,
 
 
 def grow_tree(ws: TreeWorkspace, X_binned, y, n_bins, criterion, *, weight=None,
-              weight_matrix=None, channel_values=None, min_samples_leaf=1):
+              weight_matrix=None, channel_values=None, min_samples_leaf=1, order_rows=None):
     """Grow one tree into the workspace ``ws``; returns the number of nodes.
 
     Parameters
@@ -584,6 +685,11 @@ def grow_tree(ws: TreeWorkspace, X_binned, y, n_bins, criterion, *, weight=None,
     weight_matrix : ndarray of float64, shape (n_samples, K)  -- HAMMING
     channel_values : ndarray of float64, shape (n_samples, C), C-contiguous  -- dense criteria
         The per-sample vector G summed into the histogram channels (C = 1 for ABS_SUM).
+
+    order_rows : bool, optional
+        Keep the samples' rows in node order (``_grow_tree``); None: for trees of depth
+        ``ROWS_MIN_DEPTH`` or more over ``ROWS_MIN_BYTES`` or more of rows. The same tree
+        either way (False: the tests' reference).
 
     The workspace keeps the bin counts of the last ``X_binned`` it saw (the same array object
     in every round of a fit) and recounts only for another array: do not change an array's
@@ -602,6 +708,16 @@ def grow_tree(ws: TreeWorkspace, X_binned, y, n_bins, criterion, *, weight=None,
         ws.root_count_of = X_binned
     dummy_w = _DUMMY_1D if weight is None else weight
     dummy_m = _DUMMY_2D if weight_matrix is None else weight_matrix
+    if order_rows is None:
+        # The bytes a histogram reads per sample, over all samples (``_accumulate``).
+        reads_w = criterion in (CRITERION_GINI, CRITERION_ERROR)
+        reads_y = reads_w or criterion == CRITERION_HAMMING
+        n_bytes = (X_binned.nbytes + (y.nbytes if reads_y else 0)
+                   + (dummy_w.nbytes if reads_w else dummy_m.nbytes))
+        order = ws.max_depth >= ROWS_MIN_DEPTH and n_bytes >= ROWS_MIN_BYTES
+    else:
+        order = bool(order_rows)
+    rows = _ordered_rows(ws, X_binned, y, criterion, dummy_w, dummy_m, order)
     # The first call may compile the grower: once for all processes (_kernel_cache).
     with kernel_compile_lock(_grow_tree):
         _grow_tree(X_binned, y, dummy_w, dummy_m, n_bins, criterion, ws.max_depth, min_samples_leaf,
@@ -609,8 +725,32 @@ def grow_tree(ws: TreeWorkspace, X_binned, y, n_bins, criterion, *, weight=None,
                    ws.node_sum, ws.node_count, ws.node_start, ws.node_end, ws.node_depth,
                    ws.node_slot, ws.stack, ws.free_slots, ws.scratch, ws.n_nodes,
                    ws.partition_buf, ws.sparse_max, ws.slot_sparse, ws.support, ws.n_support,
-                   ws.mark, ws.root_count)
+                   ws.mark, ws.root_count, order, *rows)
     return int(ws.n_nodes[0])
+
+
+def _ordered_rows(ws, X_binned, y, criterion, weight, weight_matrix, order):
+    """The two row buffers of ``_grow_tree`` (X0, y0, w0, wm0, X1, y1, w1, wm1), the identity
+    index over them and the per-node buffer state, allocated on the workspace on a fit's
+    first tree that orders its rows (all of (1, ...) shape for one that does not). A
+    criterion's unread arrays are (1,)-shaped: the labels are read by the Gini, error and
+    Hamming criteria, the weight vector by Gini and error, the weight matrix by the others."""
+    n, F = X_binned.shape
+    if not order:
+        n = 1
+    uses_y = criterion in (CRITERION_GINI, CRITERION_ERROR, CRITERION_HAMMING)
+    y_shape = (n,) if uses_y and n > 1 else (1,)
+    w_shape = (n,) if weight.shape[0] == n and n > 1 else (1,)
+    wm_shape = weight_matrix.shape if weight_matrix.shape[0] == n and n > 1 else (1, 1)
+    parts = (((n, F), X_binned.dtype), (y_shape, y.dtype), (w_shape, weight.dtype),
+             (wm_shape, weight_matrix.dtype))
+    if getattr(ws, "_rows_key", None) != parts:
+        ws._rows = (tuple(np.zeros(shape, dtype) for shape, dtype in parts)
+                    + tuple(np.zeros(shape, dtype) for shape, dtype in parts)
+                    + (np.arange(n, dtype=INDEX_DTYPE),
+                       np.full(ws.max_nodes, -1, dtype=np.int8)))
+        ws._rows_key = parts
+    return ws._rows
 
 
 _DUMMY_1D = np.zeros(1, dtype=HIST_DTYPE)

@@ -86,9 +86,20 @@ def split_node(X_binned, nd, bf, bt, n_nodes, top, sample_index, partition_buf, 
     (lc, rc, mid, n_nodes, top): the children, where the right child's samples start in
     ``sample_index``, and the updated node count and stack height.
     """
+    mid = _partition(X_binned, sample_index, node_start[nd], node_end[nd], bf, bt,
+                     partition_buf)
+    return make_children(nd, bf, bt, mid, n_nodes, top, feature, threshold, left, right,
+                         node_start, node_end, node_depth, stack)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def make_children(nd, bf, bt, mid, n_nodes, top, feature, threshold, left, right, node_start,
+                  node_end, node_depth, stack):
+    """``split_node``'s bookkeeping once the node's samples are partitioned at ``mid`` (for
+    growers that partition them their own way, e.g. with the node-ordered rows of
+    ``histogram_tree``). Returns (lc, rc, mid, n_nodes, top) as ``split_node`` does."""
     start = node_start[nd]
     end = node_end[nd]
-    mid = _partition(X_binned, sample_index, start, end, bf, bt, partition_buf)
     feature[nd] = bf
     threshold[nd] = bt
     lc = n_nodes
