@@ -100,6 +100,12 @@ KIND_RISE = 2
 ROW_STALE = 1
 ROW_RAISE = 2
 ROW_NEEDED = 4
+# Line 9 reads, at every visited position, S_left's own errors under k_left for each
+# (feature, threshold): krow[f, v] = pe[kleft[f, v], f, v], a few entries of each k_left's
+# row. ROW_KROW: 0-1 events have moved label k's counts since its entries of krow were
+# summed (``_count_rows`` sums them again from the counts, up to the largest threshold each
+# feature needs, instead of remaking k's whole row).
+ROW_KROW = 8
 # A stale row's entry at threshold index v is summed from v + 1 bins when v < ROW_SUM_MAX;
 # past that the row is remade instead (then read), so a feature of many bins costs at most
 # what remaking every stale row did (speed only: the same integers either way).
@@ -758,7 +764,7 @@ def _reset_blocks(u, bM, bN):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q):
+def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q, kleft, krow, kvmax):
     """Bring the error prefixes of the stale labels (0-1 events since their last update) up
     to date where they can raise the filter bound Q (``ROW_RAISE``) or are read at every
     position (``ROW_NEEDED``); Q (``best_split_phase1``) is raised by the labels' new slacks
@@ -773,7 +779,10 @@ def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q):
     examined since, its exact slack then). So Q takes the same values as when every stale
     row is remade (the eager rule, ``ROW_NEEDED`` on every label), and so does every
     listing; the rows' values are read through ``_left_count``. When at most
-    ``EAGER_ROWS_MAX`` labels are stale, all of them are remade (nothing is left stale)."""
+    ``EAGER_ROWS_MAX`` labels are stale, all of them are remade (nothing is left stale).
+
+    Line 9 (sweep 1): the k_left entries krow of every label with 0-1 events since they
+    were summed (``ROW_KROW``) are summed again from its counts (``_krow_sums``)."""
     K, F, _ = cnt.shape
     n_stale = 0
     for k in range(K):
@@ -784,7 +793,7 @@ def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q):
         d = dirty[k]
         if not (d & ROW_STALE) or not (every or d & (ROW_RAISE | ROW_NEEDED)):
             continue
-        dirty[k] = d & ROW_NEEDED
+        dirty[k] = d & (ROW_NEEDED | ROW_KROW)
         tk = tot[k]
         for f in range(F):
             c = 0
@@ -798,6 +807,38 @@ def _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q):
                     sl = LT2[k, f, v] - (tk - c)
                 if sl > Q[f, v]:
                     Q[f, v] = sl
+    if sweep == 1:
+        for k in range(K):
+            if dirty[k] & ROW_KROW:
+                dirty[k] &= ~ROW_KROW
+                _krow_sums(u, cnt, k, kleft, krow, kvmax)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _krow_sums(u, cnt, k, kleft, krow, kvmax):
+    """krow[f, v] = pe[k, f, v] as ``_count_rows`` would make it now, for every (f, v) whose
+    k_left is k: the prefix of k's per-bin counts up to the largest such v of each feature
+    (kvmax[k, f]; -1: none), the same integers."""
+    for f in range(u.shape[0]):
+        c = 0
+        for v in range(kvmax[k, f] + 1):
+            c += cnt[k, f, v]
+            if kleft[f, v] == k:
+                krow[f, v] = c
+
+
+@njit(cache=True, nogil=True)
+def _start_krow(u, pe, kleft, krow, kvmax):
+    """At the start of a line-9 pass (the rows just made, ``_reset_sweep``): krow[f, v] =
+    pe[kleft[f, v], f, v], and kvmax[k, f] the largest v whose k_left is k (-1: none)."""
+    for k in range(kvmax.shape[0]):
+        for f in range(u.shape[0]):
+            kvmax[k, f] = -1
+    for f in range(u.shape[0]):
+        for v in range(u[f] - 1):
+            k = kleft[f, v]
+            krow[f, v] = pe[k, f, v]
+            kvmax[k, f] = v
 
 
 @njit(cache=True, nogil=True)
@@ -812,7 +853,7 @@ def _remake_row(u, cnt, pe, rc, dirty, tot, k):
             c += cnt[k, f, v]
             pe[k, f, v] = c
             rc[k, f, v] = tk - c
-    dirty[k] &= ROW_NEEDED
+    dirty[k] &= ROW_NEEDED | ROW_KROW
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -833,19 +874,15 @@ def _left_count(u, cnt, pe, rc, dirty, tot, k, f, v):
 @njit(cache=True, nogil=True)
 def _mark_needed(dirty, sweep, r, kleft, u, eager):
     """After a sweep's ``_reset_sweep``: the labels whose rows are read at every visited
-    position (line 7: S's label r, the rest of S_right; line 9: every k_left, the part of
-    S_left) are kept up to date (``ROW_NEEDED``); ``eager``: every label, the rule before
-    lazy rows."""
+    position (line 7: S's label r, the rest of S_right) are kept up to date
+    (``ROW_NEEDED``); ``eager``: every label, the rule before lazy rows. (Line 9 reads
+    only the k_left entries of the rows, kept in krow: ``ROW_KROW``.)"""
     K = dirty.shape[0]
     if eager:
         for k in range(K):
             dirty[k] |= ROW_NEEDED
     elif sweep == 0:
         dirty[r] |= ROW_NEEDED
-    else:
-        for f in range(u.shape[0]):
-            for v in range(u[f] - 1):
-                dirty[kleft[f, v]] |= ROW_NEEDED
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -896,7 +933,8 @@ def _apply_bucket(jpos, ev_k, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid, ki
     for kind in range(KIND_RIGHT, KIND_RISE + 1):
         d = 1 if kind == KIND_RISE else -1
         # (a right turn lowers an own error: the rows must raise Q, ``_count_rows``)
-        flag = ROW_STALE if kind == KIND_RISE else ROW_STALE | ROW_RAISE
+        flag = (ROW_STALE | ROW_KROW if kind == KIND_RISE
+                else ROW_STALE | ROW_RAISE | ROW_KROW)
         e = jpos[3 * j + kind]
         for q in range(b, e):
             i = ev_i[q]
@@ -1057,7 +1095,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             for f in range(F):
                 hrow[k, f] = -1
     (kl_i, kstart, kdone, kcur, kempty, sa0, sc0, tsa0, tsc0, ev_all_i, ev_all_a, ev_all_b,
-     kl_m, kl_w, tcf, LT1, LT2, _, _, _, _, _, _, bM, bN, ev_all_bk, _, _) = lazy
+     kl_m, kl_w, tcf, LT1, LT2, _, _, _, _, _, _, bM, bN, ev_all_bk, _, _, krow,
+     kvmax) = lazy
     # The node's events are listed from ev_base on (``_grow_phase1``).
     ev_k = ev_all_k[ev_base:]
     ev_i = ev_all_i[ev_base:]
@@ -1148,6 +1187,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                          sc, sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver, saved,
                          False)
             _mark_needed(dirty, sweep, r, kleft, u, eager_rows)
+            if sweep == 1:
+                _start_krow(u, pe, kleft, krow, kvmax)
             for f in range(F):
                 for v in range(u[f] - 1):
                     Q[f, v] = _BIG
@@ -1167,7 +1208,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                     continue
                 first = False
                 oe = oE[j]
-                _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q)
+                _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q, kleft, krow,
+                           kvmax)
                 for f in range(F):
                     for bi in range((u[f] - 1 + SCAN_BLOCK - 1) // SCAN_BLOCK):
                         if oe > bM[f, bi] + 2 * (n_ev - bN[f, bi]):
@@ -1178,7 +1220,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                             if sweep == 0:
                                 row = rc[r, f, v]
                             else:
-                                row = pe[kleft[f, v], f, v]
+                                row = krow[f, v]
                             base = oe + row
                             if base >= Q[f, v]:
                                 # no label lowers its error here
@@ -1234,6 +1276,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                      sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver, saved, sweep > 0)
         if any_valid:
             _mark_needed(dirty, sweep, r, kleft, u, eager_rows)
+            if sweep == 1:
+                _start_krow(u, pe, kleft, krow, kvmax)
             for k in range(K):
                 kdone[k] = 0
                 for f in range(F):
@@ -1317,7 +1361,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 pos_id += 1
                 if first:
                     n_first += 1
-                    _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q)
+                    _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q, kleft, krow,
+                           kvmax)
                     # The first visited position of a stretch: list the candidates with
                     # e <= L (after this position each has L = e, so Q can be renewed now).
                     nl = 0
@@ -1368,7 +1413,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                                         mb = qn - row
                                 else:
                                     # Line 9: "k_left on S_left, k on S_right".
-                                    row = pe[kleft[f, v], f, v]
+                                    row = krow[f, v]
                                     base = oe + row
                                     if base > Q[f, v]:
                                         if Q[f, v] - row > mb:
@@ -1896,7 +1941,8 @@ def _grow_phase1_views(X, y, scores, n_bins, max_depth, R, unit, sample_index, p
             borrowed(lazy[12]), borrowed(lazy[13]), borrowed(lazy[14]), borrowed(lazy[15]),
             borrowed(lazy[16]), borrowed(lazy[17]), borrowed(lazy[18]), borrowed(lazy[19]),
             borrowed(lazy[20]), borrowed(lazy[21]), borrowed(lazy[22]), borrowed(lazy[23]),
-            borrowed(lazy[24]), borrowed(lazy[25]), borrowed(lazy[26]), borrowed(lazy[27]))
+            borrowed(lazy[24]), borrowed(lazy[25]), borrowed(lazy[26]), borrowed(lazy[27]),
+            borrowed(lazy[28]), borrowed(lazy[29]))
     _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
                  feature, threshold, left, right, node_label, node_start, node_end, node_depth,
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
@@ -1995,7 +2041,10 @@ class Phase1Scratch:
                      # Each listed event's bucket, each sample's side of the split being
                      # cut, each node's number of listed events (``_grow_phase1``).
                      np.zeros(2 * n_ev, np.int32), np.zeros(n, np.uint8),
-                     np.full(max(max_nodes, 1), -1, np.int64))
+                     np.full(max(max_nodes, 1), -1, np.int64),
+                     # Line 9's k_left entries of the error prefixes and, per (label,
+                     # feature), the largest threshold they need (``_count_rows``).
+                     np.zeros((F, B), np.int64), np.zeros((K, F), np.int64))
 
 
 # Status of ``grow_phase1_pair``: the cut-aware tree is the midpoint tree; it goes on from
