@@ -121,6 +121,24 @@ def test_fast_tree_equals_naive_twin(criterion):
         np.testing.assert_array_equal(ws.node_count[:m], ref["node_count"])
 
 
+def _binned_problem(rng, n_range, F_max, width_min, clustered=False):
+    """Binned features over up to 255 bins with 5% missing values (the missing-value bin),
+    K in 2..5 labels; ``clustered``: half of the problems put several samples per bin.
+    Returns (X_binned, y, n_bins, K)."""
+    n = int(rng.integers(*n_range))
+    F = int(rng.integers(1, F_max))
+    K = int(rng.integers(2, 6))
+    width = int(rng.integers(width_min, 255))
+    X_binned = rng.integers(0, width, size=(n, F)).astype(np.uint8)
+    if clustered and rng.random() < 0.5:
+        X_binned = (X_binned // 7 * 7).astype(np.uint8)
+    X_binned[rng.random((n, F)) < 0.05] = MISSING_BIN
+    y = rng.integers(0, K, n).astype(np.int32)
+    n_bins = np.array([X_binned[X_binned[:, f] != MISSING_BIN, f].max(initial=0) + 1
+                       for f in range(F)], dtype=np.int32)
+    return X_binned, y, n_bins, K
+
+
 @pytest.mark.parametrize("criterion", [CRITERION_GINI, CRITERION_ERROR, CRITERION_HAMMING,
                                        CRITERION_MAX_CHANNEL, CRITERION_ABS_SUM])
 def test_sparse_small_node_histograms_give_the_dense_tree_bit_for_bit(criterion):
@@ -130,17 +148,8 @@ def test_sparse_small_node_histograms_give_the_dense_tree_bit_for_bit(criterion)
     rng = np.random.default_rng(2024 + criterion)
     n_sparse_nodes = 0
     for _ in range(25):
-        n = int(rng.integers(50, 700))
-        F = int(rng.integers(1, 5))
-        K = int(rng.integers(2, 6))
-        width = int(rng.integers(40, 255))
-        X_binned = rng.integers(0, width, size=(n, F)).astype(np.uint8)
-        if rng.random() < 0.5:   # clustered values: several samples per bin
-            X_binned = (X_binned // 7 * 7).astype(np.uint8)
-        X_binned[rng.random((n, F)) < 0.05] = MISSING_BIN
-        y = rng.integers(0, K, n).astype(np.int32)
-        n_bins = np.array([X_binned[X_binned[:, f] != MISSING_BIN, f].max(initial=0) + 1
-                           for f in range(F)], dtype=np.int32)
+        X_binned, y, n_bins, K = _binned_problem(rng, (50, 700), 5, 40, clustered=True)
+        n, F = X_binned.shape
         w = rng.random(n)
         W = rng.random((n, K))
         G = _channel_values(rng, n, n_channels(criterion, K))
@@ -177,15 +186,8 @@ def test_node_ordered_rows_give_the_indexed_tree_bit_for_bit(criterion):
     index: deep trees (sparse and dense nodes), stumps, tied and continuous weights."""
     rng = np.random.default_rng(4242 + criterion)
     for _ in range(20):
-        n = int(rng.integers(2, 900))
-        F = int(rng.integers(1, 6))
-        K = int(rng.integers(2, 6))
-        width = int(rng.integers(2, 255))
-        X_binned = rng.integers(0, width, size=(n, F)).astype(np.uint8)
-        X_binned[rng.random((n, F)) < 0.05] = MISSING_BIN
-        y = rng.integers(0, K, n).astype(np.int32)
-        n_bins = np.array([X_binned[X_binned[:, f] != MISSING_BIN, f].max(initial=0) + 1
-                           for f in range(F)], dtype=np.int32)
+        X_binned, y, n_bins, K = _binned_problem(rng, (2, 900), 6, 2)
+        n, F = X_binned.shape
         depth = int(rng.integers(1, 11))
         C = n_channels(criterion, K) if criterion != CRITERION_HAMMING else K
         grown = {True: [], False: []}
