@@ -1511,7 +1511,8 @@ def test_lazy_error_rows_give_the_eager_rows_and_bound():
     # _count_rows remakes a stale row only where it can raise the filter bound Q (a right
     # turn since it was made) or is read at every position (ROW_NEEDED); a row stale by
     # rises alone is read through _left_count. Against every row remade from the counts:
-    # the same Q entries and the same prefixes, on both lines, after random 0-1 events.
+    # the same Q entries and the same prefixes, on both lines, after random 0-1 events; and
+    # on line 9 the k_left entries krow (ROW_KROW) summed again to the remade rows' values.
     rng = np.random.default_rng(8)
     skipped = 0
     for it in range(300):
@@ -1540,6 +1541,10 @@ def test_lazy_error_rows_give_the_eager_rows_and_bound():
             for v in range(u[f] - 1):
                 # Exact after an examination, or above that (raised since).
                 Q[f, v] = (LT[:, f, v] - own[:, f, v]).max() + int(rng.integers(0, 2))
+        kleft = rng.integers(0, K, (F, B)).astype(np.int64)
+        krow = np.zeros((F, B), np.int64)
+        kvmax = np.zeros((K, F), np.int64)
+        p1._start_krow(u, pe, kleft, krow, kvmax)
         dirty = np.zeros(K, np.int64)
         for _ in range(int(rng.integers(0, 4 * K))):
             i, k = int(rng.integers(n)), int(rng.integers(K))
@@ -1547,15 +1552,20 @@ def test_lazy_error_rows_give_the_eager_rows_and_bound():
             wrong[i, k] = not wrong[i, k]
             cnt[k, np.arange(F), xw[i]] += d
             tot[k] += d
-            dirty[k] |= p1.ROW_STALE if d == 1 else p1.ROW_STALE | p1.ROW_RAISE
+            dirty[k] |= p1.ROW_KROW | (p1.ROW_STALE if d == 1 else p1.ROW_STALE | p1.ROW_RAISE)
         need = rng.random(K) < 0.3
         dirty[need] |= p1.ROW_NEEDED
-        lazy = [a.copy() for a in (pe, rc, dirty, Q)]
-        eager = [a.copy() for a in (pe, rc, dirty | p1.ROW_NEEDED, Q)]
+        lazy = [a.copy() for a in (pe, rc, dirty, Q, krow)]
+        eager = [a.copy() for a in (pe, rc, dirty | p1.ROW_NEEDED, Q, krow)]
         for rows in (lazy, eager):
-            p1._count_rows(u, cnt, rows[0], rows[1], rows[2], tot, sweep, LT1, LT2, rows[3])
+            p1._count_rows(u, cnt, rows[0], rows[1], rows[2], tot, sweep, LT1, LT2, rows[3],
+                           kleft, rows[4], kvmax)
         pe_e, rc_e = _eager_rows(cnt, tot, u)
         np.testing.assert_array_equal(lazy[3], eager[3])
+        if sweep == 1:
+            for f in range(F):
+                for v in range(u[f] - 1):
+                    assert lazy[4][f, v] == eager[4][f, v] == pe_e[kleft[f, v], f, v]
         for k in range(K):
             stale = bool(lazy[2][k] & p1.ROW_STALE)
             skipped += stale
