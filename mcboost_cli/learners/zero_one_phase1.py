@@ -872,7 +872,7 @@ def _left_count(u, cnt, pe, rc, dirty, tot, k, f, v):
 
 
 @njit(cache=True, nogil=True)
-def _mark_needed(dirty, sweep, r, kleft, u, eager):
+def _mark_needed(dirty, sweep, r, eager):
     """After a sweep's ``_reset_sweep``: the labels whose rows are read at every visited
     position (line 7: S's label r, the rest of S_right) are kept up to date
     (``ROW_NEEDED``); ``eager``: every label, the rule before lazy rows. (Line 9 reads
@@ -1186,7 +1186,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, False, sa,
                          sc, sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver, saved,
                          False)
-            _mark_needed(dirty, sweep, r, kleft, u, eager_rows)
+            _mark_needed(dirty, sweep, r, eager_rows)
             if sweep == 1:
                 _start_krow(u, pe, kleft, krow, kvmax)
             for f in range(F):
@@ -1209,7 +1209,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 first = False
                 oe = oE[j]
                 _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q, kleft, krow,
-                           kvmax)
+                            kvmax)
                 for f in range(F):
                     for bi in range((u[f] - 1 + SCAN_BLOCK - 1) // SCAN_BLOCK):
                         if oe > bM[f, bi] + 2 * (n_ev - bN[f, bi]):
@@ -1275,7 +1275,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
         _reset_sweep(sample_index, start, end, y, correct, em, xw, u, any_valid, True, sa, sc,
                      sd, cnt, pe, rc, dirty, tot, tsa, tsc, tsd, hmin, kver, saved, sweep > 0)
         if any_valid:
-            _mark_needed(dirty, sweep, r, kleft, u, eager_rows)
+            _mark_needed(dirty, sweep, r, eager_rows)
             if sweep == 1:
                 _start_krow(u, pe, kleft, krow, kvmax)
             for k in range(K):
@@ -1361,8 +1361,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 pos_id += 1
                 if first:
                     n_first += 1
-                    _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q, kleft, krow,
-                           kvmax)
+                    _count_rows(u, cnt, pe, rc, dirty, tot, sweep, LT1, LT2, Q, kleft,
+                                krow, kvmax)
                     # The first visited position of a stretch: list the candidates with
                     # e <= L (after this position each has L = e, so Q can be renewed now).
                     nl = 0
