@@ -128,8 +128,10 @@ def _run_options(f):
                           "rounds); outputs go to results/<experiment>/quick/, labelled QUICK."),
         click.option("--import-results", type=click.Path(dir_okay=False), default=None,
                      metavar="CELLS_CSV",
-                     help="First take the plan's cells found in this per-cell results file "
-                          "(a cells.csv written by a run) as done, then run the rest."),
+                     help="First take the done cells of the config's tables found in this "
+                          "per-cell results file (a cells.csv written by a run) as done, "
+                          "also those outside --datasets/--algorithms/--tables, then run the "
+                          "rest."),
         click.option("--scheduler", default=None, metavar="ADDRESS|local",
                      envvar="MCBOOST_SCHEDULER", show_envvar=True,
                      help="Run the cells on a Dask cluster: the address of its scheduler "

@@ -855,6 +855,20 @@ def test_tables_config_run_recheck_import(tmp_path, mirror_env):
     assert ("note: 6 done cells of this plan are taken from" in r.stderr
             and "--import-results" in r.stderr)
     assert {name: (out / name).read_text() for name in before} == before
+    # As the note says, --import-results puts them in the store, though they lie outside the
+    # run's selection (the dry run counts them apart); the note is then gone.
+    args = ["run", str(cfg), "--jobs", "1", "-q", "--results-dir", str(out),
+            "--store", str(tmp_path / "narrow.sqlite"), "--datasets", "segmentation",
+            "--import-results", str(out / "cells.csv")]
+    r = invoke(args + ["--dry-run"], tmp_path)
+    assert r.exit_code == 0, r.output
+    assert "would import 6 done cells (6 of them outside this run's selection)" in r.stdout
+    r = invoke(args, tmp_path)
+    assert r.exit_code == 0, r.output
+    assert "imported 6 done cells" in r.stderr and "note:" not in r.stderr, r.stderr
+    with ResultStore(tmp_path / "narrow.sqlite") as st:
+        assert set(st.statuses(list(cells["key"])).values()) == {"done"}
+    assert {name: (out / name).read_text() for name in before} == before
 
 
 def test_noise_unknown_dataset_is_one_line_exit_2():

@@ -515,6 +515,10 @@ def _run(config, shown_rates, *, jobs, retry_failed, fresh, dry_run, mirror, off
         shown = replace(shown, noise_rates=shown_rates)
     planned = expand(config)
     cells = [pc.cell for pc in planned]
+    # What the tables show: the whole config, beyond a --datasets/--algorithms/--tables
+    # selection. --import-results takes the file's done cells of all of it, so that a narrowed
+    # run leaves none of the tables' cells in the file only.
+    shown_planned = expand(shown)
     if export_splits:
         from ..protocol.export import export_splits as _export
         try:
@@ -530,8 +534,8 @@ def _run(config, shown_rates, *, jobs, retry_failed, fresh, dry_run, mirror, off
         keys = list(unique)
         statuses = store.statuses(keys)
         if dry_run:
-            plan = _describe_plan(config, store, store_file, planned, unique, statuses,
-                                  imported, import_results)
+            plan = _describe_plan(config, store, store_file, shown_planned, unique,
+                                  statuses, imported, import_results)
             return ExperimentResult(config=shown, store_path=store_file, results_dir=out_dir,
                                     plan=plan)
         # One run per store (a second would compute the same cells): it stops here with one
@@ -551,7 +555,7 @@ def _run(config, shown_rates, *, jobs, retry_failed, fresh, dry_run, mirror, off
             checkpoints.discard(c.key for c in cells)
         if import_results:
             from .reference import import_cells
-            n_imp = import_cells(store, imported, planned, config_hash(config))
+            n_imp = import_cells(store, imported, shown_planned, config_hash(config))
             log(f"imported {n_imp} done cells from {import_results}")
         try:
             executor = make_executor(jobs, scheduler, config.timeout)
@@ -580,15 +584,16 @@ def _run(config, shown_rates, *, jobs, retry_failed, fresh, dry_run, mirror, off
             # Every fit of the plan is stored: no sibling is left to start from a shared
             # prefix (a re-run computes none), so their states need not take disk space.
             active.discard_prefixes()
-        summary_df, text, paths = _render(shown, expand(shown), store, out_dir, log)
+        summary_df, text, paths = _render(shown, shown_planned, store, out_dir, log)
     return ExperimentResult(config=shown, store_path=store_file, results_dir=out_dir,
                             summary=summary, text=text, paths=paths, tables=summary_df)
 
 
-def _describe_plan(config, store, store_file, planned, unique, statuses, imported,
+def _describe_plan(config, store, store_file, shown_planned, unique, statuses, imported,
                    import_results) -> str:
-    """A dry run's text: the plan's cells and their state in the store, what importing would
-    take, and the pending fits that continue from a checkpoint."""
+    """A dry run's text: the plan's cells (``unique``) and their state in the store, what
+    importing would take (of ``shown_planned``, the cells the tables show), and the pending
+    fits that continue from a checkpoint."""
     keys = list(unique)
     n_done = sum(1 for k in keys if statuses.get(k) == "done")
     n_bad = sum(1 for k in keys if statuses.get(k) in ("failed", "timeout"))
@@ -603,11 +608,13 @@ def _describe_plan(config, store, store_file, planned, unique, statuses, importe
     if import_results:
         # What the run would take from the file (nothing is written in a dry run).
         from .reference import importable_cells
-        pairs = importable_cells(store, imported, planned)
+        pairs = importable_cells(store, imported, shown_planned)
         statuses = {**statuses, **{cell.key: "done" for cell, _ in pairs}}
         left = sum(1 for k in keys if statuses.get(k) != "done")
+        outside = sum(1 for cell, _ in pairs if cell.key not in unique)
         lines.append(f"--import-results {import_results}: would import {len(pairs)} "
-                     f"done cells, leaving {left} not done")
+                     f"done cells" + (f" ({outside} of them outside this run's selection)"
+                                      if outside else "") + f", leaving {left} not done")
     lines += _checkpointed_lines(unique.values(), statuses, store_file)
     return "\n".join(lines)
 
