@@ -282,10 +282,13 @@ def same_tree(ws, m, nodes, vote):
     np.testing.assert_array_equal(ws.vote, vote)
 
 
+@pytest.mark.parametrize("packed", [False, True])
 @pytest.mark.parametrize("two_pass", [None, False, True])
-def test_phase1_tree_equals_brute_force(two_pass):
+def test_phase1_tree_equals_brute_force(two_pass, packed, monkeypatch):
     # two_pass: each node finds its candidates' smallest errors before their cell losses
-    # (True), folds at the running smallest error (False), or chooses (None).
+    # (True), folds at the running smallest error (False), or chooses (None). packed: the
+    # events carry their examples' bins (PACKED_ROWS_MIN 0), the sweeps read them there.
+    monkeypatch.setattr(p1, "PACKED_ROWS_MIN", 0 if packed else 2 ** 62)
     rng = np.random.default_rng(3)
     for it in range(90):
         # T = 1 gives the tie-heavy second-round state (every breakpoint at alpha_1), where
@@ -295,15 +298,19 @@ def test_phase1_tree_equals_brute_force(two_pass):
         depth = int(rng.integers(1, 4))
         ws = ZeroOneWorkspace(len(y), X.shape[1], X.max() + 1, K, depth)
         m = p1.grow_zero_one_tree(ws, X, y, n_bins, scores, c, two_pass=two_pass)
+        assert (ws._phase1_scratch.lazy[30].shape[0] > 0) == packed
         nodes, vote = nz.grow_tree_naive(X, y, n_bins, scores, depth, c=c)
         same_tree(ws, m, nodes, vote)
 
 
+@pytest.mark.parametrize("packed", [False, True])
 @pytest.mark.parametrize("two_pass", [None, False, True])
-def test_phase1_tree_equals_brute_force_under_both_kink_placements(two_pass):
+def test_phase1_tree_equals_brute_force_under_both_kink_placements(two_pass, packed,
+                                                                    monkeypatch):
     # The midpoint and the cut-aware placement (zero_one_phase1 module docstring) against
     # brute force, on states where they choose different trees often enough that a grower
     # ignoring the placement flag, or placing the kinks the other way, fails.
+    monkeypatch.setattr(p1, "PACKED_ROWS_MIN", 0 if packed else 2 ** 62)
     rng = np.random.default_rng(11)
     differ = 0
     for it in range(60):
@@ -1334,12 +1341,15 @@ def test_prepare_round_positions_equal_searchsorted():
                     assert ws.s_idx[i, k] == (R if v > ax[-1] else np.searchsorted(ax, v))
 
 
-def test_node_events_buckets_and_label_lists_equal_naive():
+@pytest.mark.parametrize("packed", [False, True])
+def test_node_events_buckets_and_label_lists_equal_naive(packed, monkeypatch):
     # _node_events sorts S's events into three buckets per axis position (kinks, wrong
     # examples turning right, correct ones turning wrong), each in S's order (the order every
     # float sum of the sweeps sees), and says where each label's kink list starts; the first
     # sweep's _apply_bucket writes those lists as it passes the kinks (position by position).
-    # Against a stable sort of the events as generated, and per-label filters of it.
+    # Against a stable sort of the events as generated, and per-label filters of it. With
+    # ``packed`` (PACKED_ROWS_MIN 0) every 0-1 event also carries its example's bins.
+    monkeypatch.setattr(p1, "PACKED_ROWS_MIN", 0 if packed else 2 ** 62)
     rng = np.random.default_rng(13)
     for it in range(30):
         X, scores, y, K, ws, s, R = _prepared_round(rng, it)
@@ -1352,7 +1362,7 @@ def test_node_events_buckets_and_label_lists_equal_naive():
         kl_i, kstart, kdone, kl_m, kl_w = lz[0], lz[1], lz[2], lz[12], lz[13]
         p1._node_events(X, order, lo, hi, y, ws.correct, ws.rank, ws.s_idx, R, ws.kink_pos,
                         s.jpos, ws.ev_k, K, scores, ws.em, ws.ew, ev_i, ev_a, ev_b, kstart,
-                        lz[25])
+                        lz[25], lz[30])
         want = []
         for i in order[lo:hi]:
             i = int(i)
@@ -1371,6 +1381,11 @@ def test_node_events_buckets_and_label_lists_equal_naive():
         assert ws.ev_k[:m].tolist() == [e[1] for e in want]
         assert ev_i[:m].tolist() == [e[2] for e in want]
         assert lz[25][:m].tolist() == [e[0] for e in want]
+        assert (lz[30].shape[0] > 0) == packed
+        if packed:
+            for q, e in enumerate(want):
+                if e[0] % 3 != 0:                           # a 0-1 event: its bins
+                    assert lz[30][q].tolist() == X[e[2]].tolist()
         counts = np.bincount([e[0] for e in want], minlength=3 * R + 3)
         np.testing.assert_array_equal(s.jpos[:3 * R + 3], np.cumsum(counts))
         # The first sweep passes positions 0..R-1 (the buckets with events) and fills the
@@ -1381,7 +1396,8 @@ def test_node_events_buckets_and_label_lists_equal_naive():
             if s.jpos[3 * j + 2] > (0 if j == 0 else s.jpos[3 * j - 1]):
                 p1._apply_bucket(s.jpos, ws.ev_k, j, K, ws.correct, ev_i, ev_a, ev_b, s.xw,
                                  True, True, ws.sc, ws.sd, s.cnt, s.dirty, ws.tot, ws.tsc,
-                                 ws.tsd, s.kver, kdone, True, kstart, kl_i, kl_m, kl_w)
+                                 ws.tsd, s.kver, kdone, True, kstart, kl_i, kl_m, kl_w,
+                                 lz[30], ws.nbin)
         live = [e for e in want if e[0] < 3 * R]          # the sweeps pass positions < R
         for k in range(K):
             kinks = [e[2] for e in live if e[0] % 3 == 0 and e[1] == k]
@@ -1396,16 +1412,20 @@ def test_node_events_buckets_and_label_lists_equal_naive():
             if s.jpos[3 * j + 2] > (0 if j == 0 else s.jpos[3 * j - 1]):
                 p1._apply_bucket(s.jpos, ws.ev_k, j, K, ws.correct, ev_i, ev_a, ev_b, s.xw,
                                  True, True, ws.sc, ws.sd, s.cnt, s.dirty, ws.tot, ws.tsc,
-                                 ws.tsd, s.kver, kdone, False, kstart, kl_i, kl_m, kl_w)
+                                 ws.tsd, s.kver, kdone, False, kstart, kl_i, kl_m, kl_w,
+                                 lz[30], ws.nbin)
         assert (kl_i[:kstart[K]] == n + 7).all()
         assert kstart[K] == 0 or (kept[:kstart[K]] != n + 7).all()
 
 
-def test_child_events_cut_from_the_parent_equal_the_childs_own():
+@pytest.mark.parametrize("packed", [False, True])
+def test_child_events_cut_from_the_parent_equal_the_childs_own(packed, monkeypatch):
     # A split node's children get their events by one pass over the parent's list
     # (_partition_events) and their bucket ends and kink-list starts from it
     # (_segment_events): the same arrays _node_events makes for each child from scratch,
-    # the children's samples being the parent's in a stable partition.
+    # the children's samples being the parent's in a stable partition; with ``packed`` also
+    # the 0-1 events' copies of their examples' bins.
+    monkeypatch.setattr(p1, "PACKED_ROWS_MIN", 0 if packed else 2 ** 62)
     rng = np.random.default_rng(29)
     for it in range(30):
         X, scores, y, K, ws, s, R = _prepared_round(rng, it)
@@ -1418,7 +1438,7 @@ def test_child_events_cut_from_the_parent_equal_the_childs_own():
         m_all = len(order)
         p1._node_events(X, order, 0, m_all, y, ws.correct, ws.rank, ws.s_idx, R, ws.kink_pos,
                         s.jpos, ev[0], K, scores, ws.em, ws.ew, ev[1], ev[2], ev[3], lz[1],
-                        ev[4])
+                        ev[4], lz[30])
         m = int(s.jpos[3 * R + 3])
         f = int(rng.integers(0, X.shape[1]))
         t = int(rng.integers(0, X[:, f].max() + 1))
@@ -1428,7 +1448,8 @@ def test_child_events_cut_from_the_parent_equal_the_childs_own():
         side[left] = 0
         side[right] = 1
         lo, ro = n * W, n * W + len(left) * W       # the other store
-        mL, mR = p1._partition_events(ev[0], ev[1], ev[2], ev[3], ev[4], m, side, *ev, lo, ro)
+        mL, mR = p1._partition_events(ev[0], ev[1], ev[2], ev[3], ev[4], m, side, *ev, lo, ro,
+                                      lz[30], lz[30])
         assert mL + mR == m
         for child, base, mc in ((left, lo, mL), (right, ro, mR)):
             jpos_c = np.zeros_like(s.jpos)
@@ -1436,11 +1457,12 @@ def test_child_events_cut_from_the_parent_equal_the_childs_own():
             p1._segment_events(ev[0][base:], ev[4][base:], mc, R, K, jpos_c, kst_c)
             cut = [a[base:base + mc].copy() for a in ev]
             fresh = [np.zeros_like(a) for a in ev]
+            fresh_x = np.zeros_like(lz[30])
             jpos_f = np.zeros_like(s.jpos)
             kst_f = np.zeros_like(lz[1])
             p1._node_events(X, child, 0, len(child), y, ws.correct, ws.rank, ws.s_idx, R,
                             ws.kink_pos, jpos_f, fresh[0], K, scores, ws.em, ws.ew, fresh[1],
-                            fresh[2], fresh[3], kst_f, fresh[4])
+                            fresh[2], fresh[3], kst_f, fresh[4], fresh_x)
             np.testing.assert_array_equal(jpos_c[:3 * R + 4], jpos_f[:3 * R + 4])
             np.testing.assert_array_equal(kst_c, kst_f)
             # ev_a / ev_b are written for some kinds only: compare where written.
@@ -1450,6 +1472,12 @@ def test_child_events_cut_from_the_parent_equal_the_childs_own():
             np.testing.assert_array_equal(cut[2][rises_or_kinks], fresh[2][:mc][rises_or_kinks])
             kinks = cut[4] % 3 == 0
             np.testing.assert_array_equal(cut[3][kinks], fresh[3][:mc][kinks])
+            if packed:
+                # ev_x is written for the 0-1 events only (the sweeps read no kink's copy).
+                np.testing.assert_array_equal(lz[30][base:base + mc][~kinks],
+                                              fresh_x[:mc][~kinks])
+                np.testing.assert_array_equal(lz[30][base:base + mc][~kinks],
+                                              X[ev[1][base:base + mc][~kinks]])
 
 
 def _tree_of(ws, m):
@@ -1457,13 +1485,16 @@ def _tree_of(ws, m):
             ws.node_label[:m].tolist(), ws.vote.tolist())
 
 
+@pytest.mark.parametrize("packed", [False, True])
 @pytest.mark.parametrize("two_pass", [None, False, True])
-def test_phase1_pair_grows_both_proposals(two_pass):
+def test_phase1_pair_grows_both_proposals(two_pass, packed, monkeypatch):
     # grow_phase1_pair grows the midpoint tree with the cut-aware keys folded beside it and
     # says whether the cut-aware tree is the same (PAIR_SAME), parts from it at a node
     # (PAIR_RESUME: resume_cut_tree goes on from there) or at the root's label
     # (PAIR_RESTART). Each must give the very trees grown on their own, and every status
     # must occur (a pair that always restarts, or never parts, would pass the tree checks).
+    # packed: as test_phase1_tree_equals_brute_force.
+    monkeypatch.setattr(p1, "PACKED_ROWS_MIN", 0 if packed else 2 ** 62)
     rng = np.random.default_rng(21)
     seen = {p1.PAIR_SAME: 0, p1.PAIR_RESUME: 0, p1.PAIR_RESTART: 0}
     for it in range(150):

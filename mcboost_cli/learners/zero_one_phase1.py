@@ -119,6 +119,14 @@ EAGER_ROWS_MAX = 4
 # same on Abalone and Waveform; ALGORITHMS.md, "Phase I on large data").
 LAZY_EVENTS_PER_POS = 1
 
+# The node's events carry a copy of their example's bins (ev_x, raw bins of X; the sweeps read
+# a 0-1 event's bin index as nbin[f, ev_x[q, f]]) when the examples' bin indices xw (n F
+# bytes) are at least this large: the sweeps visit the events in axis order, so xw[i, f] is
+# a read from a random row, which misses the caches once xw outgrows them (Poker525k: 3.9
+# MB). The copy is made where the events are listed, in S's order. Speed only: the same
+# indices either way (ALGORITHMS.md, "Phase I on large data").
+PACKED_ROWS_MIN = 2 ** 21
+
 # Thresholds per block of the filter scan's block bounds (``best_split_phase1``: a block
 # whose bound shows that none of its thresholds can pass the filter is not scanned; speed
 # only).
@@ -459,7 +467,7 @@ def _half_row(hc, hd, k, f, nt, phc, phd, hrow, pos_id):
 
 @njit(cache=True, nogil=True)
 def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_pos, jpos,
-                 ev_k, K, scores, em, ew, ev_i, ev_a, ev_b, kstart, ev_bk):
+                 ev_k, K, scores, em, ew, ev_i, ev_a, ev_b, kstart, ev_bk, ev_x):
     """Counting sort of S's events by axis position and kind: bucket b = 3 j + c is
     ev_k[jpos[b-1]:jpos[b]] (jpos[-1] := 0), position j's kinks (c = 0, ``KIND_KINK``),
     wrong examples turning right (c = 1, ``KIND_RIGHT``) and correct ones turning wrong
@@ -482,7 +490,12 @@ def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_p
     Also where each label's list of kinks starts (kstart[k], kstart[K] = their number): the
     lists themselves are written by the node's first sweep, which visits every kink in their
     order anyway (``_apply_bucket``, ``_apply_kinks``); and each event's bucket (ev_bk), from
-    which a child's events are cut out of these (``_partition_events``, ``_segment_events``)."""
+    which a child's events are cut out of these (``_partition_events``, ``_segment_events``).
+    Where ev_x has rows (``PACKED_ROWS_MIN``), a 0-1 event's row of it is its example's bins
+    X[i] (raw bins: a node's own indices nbin[f, X[i, f]] differ from its parent's), read
+    here in S's order so that the sweeps need not read xw[i] from a random row."""
+    F = X.shape[1]
+    packed = ev_x.shape[0] > 0
     for b in range(3 * R + 4):
         jpos[b] = 0
     for k in range(K + 1):
@@ -515,6 +528,9 @@ def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_p
             ev_k[p] = yi
             ev_i[p] = i
             ev_bk[p] = b
+            if packed:
+                for f in range(F):
+                    ev_x[p, f] = X[i, f]
             jpos[b] = p + 1
         for k in range(K):
             if k == yi:
@@ -526,6 +542,9 @@ def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_p
                 ev_i[p] = i
                 ev_a[p] = ay - scores[i, k]
                 ev_bk[p] = b
+                if packed:
+                    for f in range(F):
+                        ev_x[p, f] = X[i, f]
                 jpos[b] = p + 1
             if kink_pos[i, k] < R:
                 b = 3 * kink_pos[i, k] + KIND_KINK
@@ -540,7 +559,7 @@ def _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_p
 
 @njit(cache=True, nogil=True)
 def _partition_events(src_k, src_i, src_a, src_b, src_bk, m, side, dst_k, dst_i, dst_a,
-                      dst_b, dst_bk, lo, ro):
+                      dst_b, dst_bk, lo, ro, src_x, dst_x):
     """Cut a split node's m events (``_node_events``' layout, from index 0 of the src views)
     into its children's: an event of an example with side[i] = 0 goes to the left child's
     list from dst[lo], the others to the right child's from dst[ro]. Returns the two counts.
@@ -549,9 +568,12 @@ def _partition_events(src_k, src_i, src_a, src_b, src_bk, m, side, dst_k, dst_i,
     bucket, in the parent's order restricted to the child — the child's own order, the
     partition of the samples being stable (``tree_layout._partition``): the very arrays
     ``_node_events`` makes for the child, without its scattered writes (a cache miss an
-    event on large data)."""
+    event on large data). The 0-1 events' rows of src_x go along where there are any
+    (``PACKED_ROWS_MIN``)."""
     a = lo
     b = ro
+    F = src_x.shape[1]
+    packed = src_x.shape[0] > 0
     for q in range(m):
         if side[src_i[q]] == 0:
             p = a
@@ -564,6 +586,9 @@ def _partition_events(src_k, src_i, src_a, src_b, src_bk, m, side, dst_k, dst_i,
         dst_a[p] = src_a[q]
         dst_b[p] = src_b[q]
         dst_bk[p] = src_bk[q]
+        if packed and src_bk[q] % 3 != KIND_KINK:
+            for f in range(F):
+                dst_x[p, f] = src_x[q, f]
     return a - lo, b - ro
 
 
@@ -887,7 +912,8 @@ def _mark_needed(dirty, sweep, r, eager):
 
 @njit(cache=True, nogil=True, inline="always")
 def _apply_bucket(jpos, ev_k, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid, kinks, sc,
-                  sd, cnt, dirty, tot, tsc, tsd, kver, kdone, fill, kstart, kl_i, kl_m, kl_w):
+                  sd, cnt, dirty, tot, tsc, tsd, kver, kdone, fill, kstart, kl_i, kl_m, kl_w,
+                  ev_x, nbin):
     """Apply the events of axis position j (the kinks only with ``kinks``); returns the number
     of 0-1 events. A 0-1 event of label k moves k's error count in i's bins and marks k's
     prefixes dirty (``_count_rows``). A kink moves the label's totals; its per-bin sums are
@@ -901,10 +927,13 @@ def _apply_bucket(jpos, ev_k, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid, ki
 
     The position's kinks, then its wrong examples turning right (-1), then its correct ones
     turning wrong (+1) (``_node_events``' buckets): the kinks in their order, and integer
-    counts, so the same sums as in the events' order."""
+    counts, so the same sums as in the events' order. A 0-1 event's bin index is
+    nbin[f, ev_x[q, f]] where the events carry their examples' bins (``PACKED_ROWS_MIN``),
+    xw[i, f] otherwise: the same index."""
     a = 0 if j == 0 else jpos[3 * j - 1]
     F = sc.shape[1]
     lazy = kdone.shape[0] > 0
+    packed = ev_x.shape[0] > 0
     if kinks:
         for q in range(a, jpos[3 * j + KIND_KINK]):     # past the kink: e^-m -> e^(a - w)
             i = ev_i[q]               # unsigned: no wraparound test where it indexes
@@ -943,8 +972,12 @@ def _apply_bucket(jpos, ev_k, j, K, correct, ev_i, ev_a, ev_b, xw, any_valid, ki
             if not any_valid:
                 continue
             dirty[k] |= flag
-            for f in range(F):
-                cnt[k, f, xw[i, f]] += d
+            if packed:
+                for f in range(F):
+                    cnt[k, f, nbin[f, ev_x[q, f]]] += d
+            else:
+                for f in range(F):
+                    cnt[k, f, xw[i, f]] += d
         b = e
     return jpos[3 * j + KIND_RISE] - jpos[3 * j + KIND_KINK]
 
@@ -965,12 +998,16 @@ def _apply_kinks(k, f, xw, sc, sd, kl_i, kl_m, kl_w, kstart, kdone, kcur):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _rise_minima(jpos, ev_k, j, K, correct, ev_i, ev_a, xw, hmin, tmin, reset, per_bin):
+def _rise_minima(jpos, ev_k, j, K, correct, ev_i, ev_a, xw, ev_x, nbin, hmin, tmin, reset,
+                 per_bin):
     """Per label (tmin) and, with per_bin, per (label, feature, non-empty bin) (hmin), the
     smallest point where an example of S turns wrong among the rises of bucket j — or, with
     reset, put hmin back to inf. The per-bin minima are needed only where candidates are
-    listed (their own interval ends); the per-label ones by the single labels everywhere."""
+    listed (their own interval ends); the per-label ones by the single labels everywhere.
+    An example's bin index is xw[i, f], or nbin[f, ev_x[q, f]] from the event's own copy of
+    its bins where the events carry one (``PACKED_ROWS_MIN``): the same index."""
     F = hmin.shape[1]
+    packed = ev_x.shape[0] > 0
     for k in range(K):
         tmin[k] = INF
     # Only the bucket of j's rises (``_node_events``).
@@ -979,7 +1016,8 @@ def _rise_minima(jpos, ev_k, j, K, correct, ev_i, ev_a, xw, hmin, tmin, reset, p
         k = ev_k[q]
         if reset:
             for f in range(F):
-                hmin[k, f, xw[i, f]] = INF
+                w = nbin[f, ev_x[q, f]] if packed else xw[i, f]
+                hmin[k, f, w] = INF
             continue
         v = ev_a[q]                   # scores[i, y_i] - scores[i, k]
         if v < tmin[k]:
@@ -987,7 +1025,7 @@ def _rise_minima(jpos, ev_k, j, K, correct, ev_i, ev_a, xw, hmin, tmin, reset, p
         if not per_bin:
             continue
         for f in range(F):
-            w = xw[i, f]
+            w = nbin[f, ev_x[q, f]] if packed else xw[i, f]
             if v < hmin[k, f, w]:
                 hmin[k, f, w] = v
 
@@ -1096,13 +1134,14 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 hrow[k, f] = -1
     (kl_i, kstart, kdone, kcur, kempty, sa0, sc0, tsa0, tsc0, ev_all_i, ev_all_a, ev_all_b,
      kl_m, kl_w, tcf, LT1, LT2, _, _, _, _, _, _, bM, bN, ev_all_bk, _, _, krow,
-     kvmax) = lazy
+     kvmax, ev_all_x) = lazy
     # The node's events are listed from ev_base on (``_grow_phase1``).
     ev_k = ev_all_k[ev_base:]
     ev_i = ev_all_i[ev_base:]
     ev_a = ev_all_a[ev_base:]
     ev_b = ev_all_b[ev_base:]
     ev_bk = ev_all_bk[ev_base:]
+    ev_x = ev_all_x[ev_base:]
     if dstat[3] == 1:
         # The root's split search right after its label search (``_grow_phase1``): the same
         # S in the same order and the same round data, so the same bins and events as that
@@ -1121,7 +1160,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             _segment_events(ev_k, ev_bk, seg, R, K, jpos, kstart)
         else:
             _node_events(X, sample_index, start, end, y, correct, rank, s_idx, R, kink_pos,
-                         jpos, ev_k, K, scores, em, ew, ev_i, ev_a, ev_b, kstart, ev_bk)
+                         jpos, ev_k, K, scores, em, ew, ev_i, ev_a, ev_b, kstart, ev_bk, ev_x)
     keep = bE     # free after _rest_of_tree
     _stretch_minima(jpos, ev_k, R, oE, keep)
     # Kinks move the per-bin loss sums of a (label, feature) row only when that row is read
@@ -1200,7 +1239,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 if jpos[3 * j + KIND_RISE] > (0 if j == 0 else jpos[3 * j - 1]):
                     n01 = _apply_bucket(jpos, ev_k, j, K, correct, ev_i, ev_a, ev_b, xw,
                                         any_valid, False, sc, sd, cnt, dirty, tot, tsc, tsd,
-                                        kver, kempty, False, kstart, kl_i, kl_m, kl_w)
+                                        kver, kempty, False, kstart, kl_i, kl_m, kl_w, ev_x, nbin)
                 if n01 > 0:
                     first = True
                     n_ev += n01
@@ -1295,7 +1334,7 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             if jpos[3 * j + KIND_RISE] > (0 if j == 0 else jpos[3 * j - 1]):
                 n01 = _apply_bucket(jpos, ev_k, j, K, correct, ev_i, ev_a, ev_b, xw,
                                     any_valid, True, sc, sd, cnt, dirty, tot, tsc, tsd, kver,
-                                    kdone_b, sweep == 0, kstart, kl_i, kl_m, kl_w)
+                                    kdone_b, sweep == 0, kstart, kl_i, kl_m, kl_w, ev_x, nbin)
             n_ev += n01
             if n01 > 0:
                 first = True          # a new stretch
@@ -1321,8 +1360,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
             # (Only rises end it; a bucket without them leaves tmin at inf.)
             rises_next = jpos[3 * j + 3 + KIND_RISE] > jpos[3 * j + 3 + KIND_RIGHT]
             if rises_next:
-                _rise_minima(jpos, ev_k, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin,
-                             False, False)
+                _rise_minima(jpos, ev_k, j + 1, K, correct, ev_i, ev_a, xw, ev_x, nbin, hmin,
+                             tmin, False, False)
             else:
                 for k in range(K):
                     tmin[k] = INF
@@ -1461,8 +1500,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                 # e^(2 hi_in) (1 + 1e-9) gives a* > hi_in.
                 if nl > 0 and rises_next:
                     per_bin = True
-                    _rise_minima(jpos, ev_k, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin,
-                                 False, True)
+                    _rise_minima(jpos, ev_k, j + 1, K, correct, ev_i, ev_a, xw, ev_x, nbin,
+                                 hmin, tmin, False, True)
                 fast = hi < INF and nl > 0
                 if fast:
                     wd = hi - lo
@@ -1582,8 +1621,8 @@ def best_split_phase1(X, sample_index, start, end, n_bins, y, scores, cur, cur_l
                             else:
                                 X2c[f, v, k] = xcut
             if per_bin:
-                _rise_minima(jpos, ev_k, j + 1, K, correct, ev_i, ev_a, xw, hmin, tmin, True,
-                             True)
+                _rise_minima(jpos, ev_k, j + 1, K, correct, ev_i, ev_a, xw, ev_x, nbin, hmin,
+                             tmin, True, True)
             if half_in:
                 _half_bucket(jpos, ev_k, j, K, hflag, ev_i, ev_a, ev_b, xw, hc, hd, thc, thd,
                              hcnt, False)
@@ -1837,7 +1876,7 @@ def _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partiti
             mL, mR = _partition_events(
                 ev_k[ev_base:], ev_i[ev_base:], ev_a[ev_base:], ev_b[ev_base:],
                 ev_bk[ev_base:], m, side, ev_k, ev_i, ev_a, ev_b, ev_bk, dst + start * W,
-                dst + mid * W)
+                dst + mid * W, lazy[30][ev_base:], lazy[30])
             node_evn[lc] = mL
             node_evn[rc_] = mR
         _vote_records(sample_index, start, end, y, scores, correct, s_idx, kink_pos, ew,
@@ -1942,7 +1981,7 @@ def _grow_phase1_views(X, y, scores, n_bins, max_depth, R, unit, sample_index, p
             borrowed(lazy[16]), borrowed(lazy[17]), borrowed(lazy[18]), borrowed(lazy[19]),
             borrowed(lazy[20]), borrowed(lazy[21]), borrowed(lazy[22]), borrowed(lazy[23]),
             borrowed(lazy[24]), borrowed(lazy[25]), borrowed(lazy[26]), borrowed(lazy[27]),
-            borrowed(lazy[28]), borrowed(lazy[29]))
+            borrowed(lazy[28]), borrowed(lazy[29]), borrowed(lazy[30]))
     _grow_phase1(X, y, scores, n_bins, max_depth, R, unit, sample_index, partition_buf,
                  feature, threshold, left, right, node_label, node_start, node_end, node_depth,
                  stack, vote, n_nodes_out, correct, rank, s_idx, axis, em, kink_pos, ew, mark,
@@ -2044,7 +2083,11 @@ class Phase1Scratch:
                      np.full(max(max_nodes, 1), -1, np.int64),
                      # Line 9's k_left entries of the error prefixes and, per (label,
                      # feature), the largest threshold they need (``_count_rows``).
-                     np.zeros((F, B), np.int64), np.zeros((K, F), np.int64))
+                     np.zeros((F, B), np.int64), np.zeros((K, F), np.int64),
+                     # The events' copies of their examples' bins (PACKED_ROWS_MIN; none
+                     # below it), beside the other payloads.
+                     np.zeros((2 * n_ev if n * F >= PACKED_ROWS_MIN else 0, F),
+                              np.uint8 if B <= 256 else np.uint32))
 
 
 # Status of ``grow_phase1_pair``: the cut-aware tree is the midpoint tree; it goes on from
