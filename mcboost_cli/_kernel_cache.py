@@ -50,7 +50,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent
 # The sources compiled code is built from: the kernels' modules and what they read constants
 # from (dtypes). The runner, report and CLI hold no compiled code.
-KERNEL_SOURCES = ("_dtypes.py", "learners", "algorithms", "datasets/generators")
+KERNEL_SOURCES = ("_dtypes.py", "_inline.py", "learners", "algorithms", "datasets/generators")
 # Each update of the kernel sources leaves its predecessor's folder (~30-80 MB) behind. One
 # not used for this long belongs to a version no longer run here (an installed copy that runs
 # again only recompiles, a few minutes).

@@ -2,10 +2,10 @@
 
 The order, top to bottom, is ``cli`` → ``flow`` → ``report`` → ``runner`` → ``algorithms`` →
 ``learners`` → ``protocol`` → ``datasets``, with the package root and its shared modules
-(``errors``, ``_yaml``, ``_dtypes``, ``_kernel_cache``, ``__version__``) below all. A module may import its own
-layer and any layer below it. Every ``import`` / ``from ... import`` of every module is read
-with :mod:`ast`, including those inside functions (a lazy import is still a dependency) and
-under ``TYPE_CHECKING``.
+(``errors``, ``_yaml``, ``_dtypes``, ``_inline``, ``_kernel_cache``, ``__version__``) below
+all. A module may import its own layer and any layer below it. Every ``import`` /
+``from ... import`` of every module is read with :mod:`ast`, including those inside functions
+(a lazy import is still a dependency) and under ``TYPE_CHECKING``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ LAYERS = ("cli", "flow", "report", "runner", "algorithms", "learners", "protocol
 #: only the CLI (and users' notebooks) call it, nothing below imports it.
 FLOW_MODULES = {"mcboost_cli.runner.experiment"}
 #: Modules directly in the package that every layer may use.
-BASE_MODULES = {"errors", "_yaml", "_dtypes", "_kernel_cache"}
+BASE_MODULES = {"errors", "_yaml", "_dtypes", "_inline", "_kernel_cache"}
 
 
 def module_name(path: Path) -> str:

@@ -46,6 +46,7 @@ import numpy as np
 from numba import njit
 
 from .._dtypes import INDEX_DTYPE, SCORE_DTYPE, WEIGHT_DTYPE
+from .._inline import inline_helper
 from ..learners.forest import VECTOR_VOTE, Forest
 from ..learners.histogram_tree import CRITERION_LEAST_SQUARES, TreeWorkspace, grow_tree
 from .base import BaseBoosting, RoundOutcome
@@ -68,7 +69,7 @@ _TIE_REL = 1e-12
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _pair_sums(P, y, idx, start, end, r, s):
     """(sum_i (g_ir - g_is), sum_i h_i(r, s)) over samples idx[start:end]."""
     m = 0.0

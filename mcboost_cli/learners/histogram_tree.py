@@ -77,6 +77,7 @@ import numpy as np
 from numba import njit
 
 from .._dtypes import HIST_DTYPE, INDEX_DTYPE, X_BINNED_DTYPE
+from .._inline import inline_helper
 from .._kernel_cache import kernel_compile_lock
 from .tree_layout import (make_children, max_nodes_for_depth, pop_node, split_node,
                           start_tree)
@@ -221,7 +222,7 @@ def count_bins(X_binned, count):
             count[f, X_binned[i, f]] += 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _accumulate(X_binned, sample_index, start, end, y, weight, weight_matrix, criterion, hist,
                 count, count_samples):
     """Add the samples' channel values (and counts, if ``count_samples``) to hist/count, in
@@ -389,7 +390,7 @@ def _partition_rows(Xs, ys, ws_, wms, Xd, yd, wd, wmd, sample_index, ibuf, start
     return mid
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _side_score(criterion, s):
     """Score of one side of a split from its channel sums (higher is better)."""
     if criterion == CRITERION_GINI:
@@ -757,7 +758,7 @@ _DUMMY_1D = np.zeros(1, dtype=HIST_DTYPE)
 _DUMMY_2D = np.zeros((1, 1), dtype=HIST_DTYPE)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def leaf_of(X_binned, i, feature, threshold, left, offset):
     """Leaf (node index relative to ``offset``) reached by sample i.
 

@@ -68,6 +68,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._inline import inline_helper
+
 INF = np.inf
 
 # Relative tolerance below which two objective values are the same (summation order must not
@@ -80,7 +82,7 @@ OBJ_TIE_EPS = 1e-12
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def top_wrong(scores, i, yi):
     """max_{l != y_i} scores[i, l] (the score of the best incorrect label)."""
     best = -INF
@@ -222,7 +224,7 @@ def _heapsort_by_key(key, idx, m):
         _sift_key(key, idx, 0, end)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _sift_key(key, idx, root, end):
     while True:
         child = 2 * root + 1
@@ -239,12 +241,12 @@ def _sift_key(key, idx, root, end):
             return
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _log_or_ninf(x):
     return np.log(x) if x > 0.0 else -INF
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _logaddexp3(a, b, c):
     m = max(a, max(b, c))
     if m == -INF:
@@ -272,7 +274,7 @@ def exp_loss_log(A, Cpre, Dpre, kinks, korder, n_k, alpha):
     return _logaddexp3(_log_or_ninf(A) - alpha, _log_or_ninf(C), _log_or_ninf(D) + alpha)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def interval_step(a_star, lo, hi, unit):
     """The step inside interval (lo, hi) for an exponential loss minimised at a_star (inf: it
     falls for ever): a_star clipped INTERVAL_INSET of the width inside a bounded interval;
@@ -465,7 +467,7 @@ def line_search_zero_one_exp(scores, y, vote, unit, plus_buf, minus_buf, kinks, 
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def piece_terms(scores, i, yi, h, m_i):
     """(p, s, w) of example i under label h: N_i(alpha) = min(p + s alpha, w - alpha)."""
     if h == yi:
@@ -473,14 +475,14 @@ def piece_terms(scores, i, yi, h, m_i):
     return m_i, 0.0, scores[i, yi] - scores[i, h]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def numerator(p, s, w, alpha):
     a = p + s * alpha
     b = w - alpha
     return a if a <= b else b
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def right_slope(p, s, w, alpha):
     """Slope of N just right of alpha (at the kink the falling piece takes over)."""
     a = p + s * alpha
@@ -488,7 +490,7 @@ def right_slope(p, s, w, alpha):
     return s if a < b else -1.0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def left_slope(p, s, w, alpha):
     """Slope of N just left of alpha."""
     a = p + s * alpha
@@ -496,7 +498,7 @@ def left_slope(p, s, w, alpha):
     return s if a <= b else -1.0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def median_of_three(buf, lo, hi):
     """Median of buf[lo], buf[(lo + hi) // 2] and buf[hi]: the selections' pivot."""
     a = buf[lo]
@@ -621,7 +623,7 @@ def bottom_avg_value(p, s, w, L, nprime, c, alpha, buf):
     return S / (nprime * (c + alpha))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _rising(S, slope, nprime, c, alpha):
     """True when g rises beside alpha: phi = S' (c + alpha) - S > 0 (eq. 9).
 

@@ -49,20 +49,21 @@ from __future__ import annotations
 
 from numba import njit
 
+from .._inline import inline_helper
 from .line_search import OBJ_TIE_EPS, _rising
 
 # Unit roundoff of float64.
 _U = 2.0 ** -53
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _rises(sy, sx, f, t, lab_left, lab_right, p):
     """Item p (margin-order position) is voted its own label: lab_left on bin <= t, else
     lab_right."""
     return sy[p] == (lab_left if sx[f, p] <= t else lab_right)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _member(sx, f, t, left_only, p):
     return (not left_only) or sx[f, p] <= t
 
@@ -172,7 +173,7 @@ def split_wrong_counts(sy, sx, kcap, obin, nob, cand_lo, cand_hi, cand_t, dbin, 
                 ci += 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def bound_slack(g, terms, c):
     """Slack that makes ``binary_vote_max``'s value an upper bound of every float maximum
     the exact search computes for the same vote, and a lower bound minus it a lower bound:
@@ -195,7 +196,7 @@ def binary_single_max(sm, sy, sx, L, kcap, c, hi):
     return g0 + bound_slack(g0, n0, c), g1 + bound_slack(g1, n1, c)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _below(g, terms, how, c, ref):
     """A walk's result (``_walk``) proves the maximum + slack below ref."""
     if how == 2:
@@ -260,7 +261,7 @@ def line7_label(sm, sy, sx, f, t, L, kcap_left, c, hi):
 # scores[other] == scores[y] - m, which rounding can fail). Kind code: 4 tied + 2 y + fall.
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _kind(scores, order_m, sm, sy, q, n_strict):
     """Kind code of the item at margin position q (see above)."""
     r = order_m[q]

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from .._inline import inline_helper
 from .line_search import INF, _rising
 
 MODE_LEFT = 0      # members: bin <= t, voted label a (as in margin_search_fast)
@@ -44,7 +45,7 @@ MODE_SPLIT = 1     # members: all, voted lab_fixed (bin <= t) or k
 MODE_ALL = 2       # members: all, voted k
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _pair_less(g, q, a, b):
     return g[a] < g[b] or (g[a] == g[b] and q[a] < q[b])
 
@@ -65,7 +66,7 @@ def _sort_pairs(g, q, n):
         _pairs_sift(g, q, 0, end)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _pairs_sift(g, q, root, end):
     while True:
         child = 2 * root + 1
@@ -139,7 +140,7 @@ def bottom_counts(sy, sx, f, t, lab_fixed, mode, L, kcap, rcnt):
     return readk
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _next_kink(kg, kq, n, i, lab, sx, f, t, readk, side):
     """Index of the next entry of label lab's list from i on that is a member of the bottom
     set: position < readk and on the given side (0: any, 1: bin <= t, 2: bin > t)."""
@@ -237,7 +238,7 @@ def tier_lists(kg, kq, nk, L, base, tkg, tkq, tnk, tR):
     return T
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def tier_of(tR, T, readk):
     """The smallest tier whose positions hold a bottom set ending at readk (-1: none; use the
     full lists)."""

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from .._inline import inline_helper
 from .line_search import (
     INF,
     OBJ_TIE_EPS,
@@ -137,7 +138,7 @@ def corner_value(strict, n_strict, tie_sum, n_tied, kcap):
     return (strict + (kcap - n_strict) * tie_sum / n_tied) / kcap
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _better(v, v_eps, best, best_eps):
     """(maximum, objective after a relaxed step) lexicographically larger, beyond rounding."""
     tol = OBJ_TIE_EPS * (1.0 + abs(best))
@@ -148,7 +149,7 @@ def _better(v, v_eps, best, best_eps):
     return v_eps > best_eps + OBJ_TIE_EPS * (1.0 + abs(best_eps))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def bin_offsets(X, sample_index, start, end, f, binpos, nbin):
     """The node's samples sample_index[start:end] counted by their bin of feature f:
     nbin[f, b] = the count of bin b, binpos[b] = the count of bins < b (so binpos[t + 1] =

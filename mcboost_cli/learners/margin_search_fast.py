@@ -51,6 +51,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._inline import inline_helper
 from .margin_bound_binary import (
     binary_candidate_below,
     binary_single_max,
@@ -84,14 +85,14 @@ MODE_POS = 3       # members: the node positions listed in order_m[:L], voted a 
                    # MODE_LEFT: S_left's positions, so its scans skip S_right)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _m_less(margin, a, b):
     ma = margin[a]
     mb = margin[b]
     return ma < mb or (ma == mb and a < b)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _sift_down(margin, idx, root, end):
     """Restore the max-heap property of idx[0:end] (by (margin, index)) below ``root``."""
     while True:
@@ -135,7 +136,7 @@ def _sort_by_margin(margin, idx, L):
 # and, without groups, ``sx[f, p]`` its bin on feature f (``_node_views``).
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _item(items, q, X, f, t, mode):
     """(member example, members voted label a, members voted label b) of item q under a
     candidate: MODE_LEFT votes a on S_left (S_right is not a member), MODE_SPLIT a on
@@ -159,7 +160,7 @@ def _item(items, q, X, f, t, mode):
     return q, 0, 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _item_fixed_var(items, q, X, f, t, mode):
     """(member example, members voted the fixed label, members whose label varies) of item q:
     in MODE_SPLIT the S_left members carry the fixed label; otherwise all members vary."""
@@ -169,7 +170,7 @@ def _item_fixed_var(items, q, X, f, t, mode):
     return r, 0, na
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _item_at(items, order_m, p, f, t, mode):
     """(members voted label a, members voted label b) of the item at margin position p: the
     counts of ``_item``, read from the margin-ordered views."""
@@ -192,7 +193,7 @@ def _item_at(items, order_m, p, f, t, mode):
     return 0, 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _fixed_var_at(items, order_m, p, f, t, mode):
     """``_item_fixed_var``'s counts (fixed label, varying label) from the views."""
     na, nb = _item_at(items, order_m, p, f, t, mode)
@@ -201,7 +202,7 @@ def _fixed_var_at(items, order_m, p, f, t, mode):
     return 0, na
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _member_at(items, order_m, p):
     """A member example of the item at margin position p."""
     it = order_m[p]
@@ -276,7 +277,7 @@ def _select_kth_weighted(vals, wts, L, k):
         lo = gt + 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _tied_slopes(need, r_m1, r_0, l_p1, l_0, slope_l, slope_r):
     """Add the ``need`` slots at the kcap-th value to the one-sided slopes of S: right of
     alpha they go to the smallest right slopes (r_m1 members at -1, r_0 at 0, the rest +1),
@@ -491,7 +492,7 @@ def _scan(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, alpha
     return total, slope_l, slope_r, vk
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _fill_occupied(tab, rows, obin, nob, v):
     """tab[j, f, b, :] = v for j < rows at every feature f's occupied bins b = obin[f, :nob[f]]
     (the node tables' per-bin entries before the node's members are read)."""
@@ -503,7 +504,7 @@ def _fill_occupied(tab, rows, obin, nob, v):
                     tab[j, f, b, k] = v
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _suffix_prefix_min(tab, src, dst, f, obin, no, none):
     """Running minima per label k over feature f's occupied bins obin[f, :no] (increasing):
     tab[dst, f, b, k] = the smallest tab[src, f, b', k] over the occupied bins b' > b
@@ -600,7 +601,7 @@ def _first_pos_tables(sx, sy, L, obin, nob, fpos):
         _suffix_prefix_min(fpos, 0, 1, f, obin, nob[f], L)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _two_smallest(tab, j, f, t, none):
     """(m1, i1, m2): the smallest entry m1 of tab[j, f, t, :] (``none`` when no entry is
     below it), its first index i1 (-1: none) and the smallest entry of the others m2
@@ -625,7 +626,7 @@ def _two_smallest(tab, j, f, t, none):
     return m1, i1, m2
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _falling_bounds_first(L, f, t, lab_fixed, mode, items, fpos, acc):
     """``_falling_bounds`` for kcap = 1 per example in MODE_LEFT / MODE_SPLIT, from the first
     positions (``_first_pos_tables``) instead of a pass: label k's sum is its first member
@@ -657,7 +658,7 @@ def _falling_bounds_first(L, f, t, lab_fixed, mode, items, fpos, acc):
             acc[k] = INF
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _min_other(mtab, j, f, t, lab):
     """min over classes k != lab of mtab[j, f, t, k]: the smallest margin of the members of
     another class than lab."""
@@ -668,7 +669,7 @@ def _min_other(mtab, j, f, t, lab):
     return v
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _min_lines(mtab, f, t, lab_a, lab_b, mode):
     """With n' = 1 a candidate's S(alpha) is its smallest numerator, and the numerators are
     min(m + alpha) over the members voted their own class and min(m, w - alpha) over the
@@ -695,7 +696,7 @@ def _min_lines(mtab, f, t, lab_a, lab_b, mode):
     return A, Bm, C
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _min_scan(A, Bm, C, alpha):
     """``_scan``'s (S, left slope, right slope, kth value) for kcap = 1 from ``_min_lines``,
     the same floats: the entries are a = m + s alpha (s = 1.0: A + alpha; s = 0.0: m + 0.0)
@@ -726,7 +727,7 @@ def _min_scan(A, Bm, C, alpha):
     return 0.0 + vk, sl, sr, vk
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _lines_max(A, Bm, C, c, hi):
     """max over alpha in [0, hi] of min(A + alpha, Bm, C - alpha) / (c + alpha) (c > 0): the
     exact maximum of g for S(alpha) = min(A + alpha, Bm, C - alpha) (``_min_lines``' three
@@ -760,7 +761,7 @@ def _lines_max(A, Bm, C, c, hi):
     return best
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _side_bound_below(mtab, f, t, c, hi, ref):
     """Cut 16 (n' = 1, the node's tables ``_min_tables``): True when the split (f, t) cannot
     reach ``ref`` under any labels. With one bottom slot S is the smallest numerator of the
@@ -785,7 +786,7 @@ def _side_bound_below(mtab, f, t, c, hi, ref):
     return False
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _probe(mins, A, Bm, C, order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap,
            alpha, ucap, bufs):
     """``_scan``, or with ``mins`` (n' = 1) its O(1) twin ``_min_scan``."""
@@ -802,7 +803,7 @@ RF_MIN_SLOPES = 4.0
 WARM_STEP = 0.1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _vk_cap(vk_ref, a_ref, a, slack):
     """An upper bound of the kcap-th smallest numerator at a, from its value vk_ref at a_ref:
     every numerator is 1-Lipschitz in alpha (slopes in {-1, 0, +1}), so the kcap-th smallest
@@ -810,7 +811,7 @@ def _vk_cap(vk_ref, a_ref, a, slack):
     return vk_ref + abs(a - a_ref) + slack
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _two_line_bound(P0, q0, P1, q1, a, kcap, c):
     """min(P0 + q0 a, P1 + q1 a) / (kcap (c + a)): g's bound at a from two supporting lines."""
     u = P0 + q0 * a
@@ -833,7 +834,7 @@ def _cand_max(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c
                           whole, a_first, warm)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kcap, c, hi, S0,
                    Q0, double, x_hint, floor, v0, bufs, mins, A, Bm, C, fall, whole, a_first,
                    warm):
@@ -1054,12 +1055,12 @@ def _cand_max_body(order_m, L, X, f, t, lab_a, lab_b, mode, scores, y, items, kc
     return (ga, a0) if ga >= gb else (gb, a1)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _tie(v, best):
     return abs(v - best) <= OBJ_TIE_EPS * (1.0 + abs(best))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _ranks_above(v, e, idx, best_v, best_e, best_idx):
     """(maximum, tie-break key) larger beyond rounding; full ties go to the lower index (the
     fast search examines candidates best bound first, not in index order). Without
@@ -1085,7 +1086,7 @@ def top_labels(scores, y, out):
         out[i] = lab if lab >= 0 else -1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _add_slopes0(scores, y, margin, top_lab, i, arr, w):
     """arr[k] += w * (right slope at alpha = 0 of i's numerator under label k), for every k:
     +1 for k = y_i, -1 for a best incorrect label of i, 0 otherwise."""
@@ -1101,7 +1102,7 @@ def _add_slopes0(scores, y, margin, top_lab, i, arr, w):
                 arr[k] -= w
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _fixed_slope0(scores, yi, r, lab_fixed, mi):
     """Right slope at alpha = 0 of member r's numerator under the fixed label."""
     if lab_fixed == yi:
@@ -1111,7 +1112,7 @@ def _fixed_slope0(scores, yi, r, lab_fixed, mi):
     return 0.0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, top_lab,
                     kcap, jQ0, vstrict, vp1, vm1, jD, q0):
     """S(0) and S'(0+) of every label of a candidate family in one pass (at alpha = 0 every
@@ -1194,7 +1195,7 @@ def _slopes_at_zero(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, ite
     return S0, read, v0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _fill_falling(acc, cnt, k, nm, wv, kcap):
     """Add nm members of value wv to label k's running sum while it holds < kcap members;
     returns 1 when the label just became full."""
@@ -1206,7 +1207,7 @@ def _fill_falling(acc, cnt, k, nm, wv, kcap):
     return 1 if cnt[k] == kcap else 0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _falling_bounds(order_m, L, X, f, t, lab_fixed, mode, scores, y, items, kcap, acc, cnt):
     """acc[k] = sum of w - 0 over the first kcap members (in margin order) voted a wrong label
     under label k (+inf when fewer exist): S(alpha) <= acc[k] - kcap alpha for every alpha,
@@ -1380,7 +1381,7 @@ def _count_tables(sm, sy, sx, order_m, L, kS, scores, margin, top_lab, obin, nob
     return S0, read, v0, n_strict, n_tie
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _slopes_final(kcap, n_strict, fixed_strict, vstrict, f_p1, f_m1, f_0, n_var_tie, vp1, vm1,
                   jQ0, jD):
     """The slopes at 0 and tie-break keys from the counts of the bottom set's members: the
@@ -1405,7 +1406,7 @@ def _slopes_final(kcap, n_strict, fixed_strict, vstrict, f_p1, f_m1, f_0, n_var_
         jQ0[k] = slope
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _slopes_split_tab(f, t, lab_fixed, ctab, ctot, jQ0, vstrict, vp1, vm1, jD, kcap,
                       n_strict, n_tie):
     """``_slopes_at_zero`` in MODE_SPLIT with kcap = kS from the node's count tables: the
@@ -1431,7 +1432,7 @@ def _slopes_split_tab(f, t, lab_fixed, ctab, ctot, jQ0, vstrict, vp1, vm1, jD, k
                   0 + n_var_tie, vp1, vm1, jQ0, jD)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _slopes_left_whole(f, t, L, sm, sx, sy, order_m, scores, margin, top_lab, ctab, jQ0,
                        vstrict, vp1, vm1, jD, kcap):
     """``_slopes_at_zero`` in MODE_LEFT when kcap is S_left's size (every member in the
@@ -1504,7 +1505,7 @@ def _make_pick_label_body(inline_min_lines):
       (``_min_lines``) and runs the same search: the same floats.
     """
 
-    @njit(cache=True, nogil=True, inline="always")
+    @inline_helper
     def pick_label_body(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, top_lab,
                          kcap, c, hi, eps, floor, K, bufs, labs, mins, mtab, lub, walk, whole_set,
                          fpos, firsts):
@@ -1839,13 +1840,13 @@ def _node_groups(X, sample_index, start, end, n_bins, gid, margin, loc, rep, gcn
     return G
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _cand_first(ubt, a, b):
     """Candidate a is examined before b: larger bound, then the lower index."""
     return ubt[a] > ubt[b] or (ubt[a] == ubt[b] and a < b)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _corner_below(ccnt, ci, tot, n_strict, n_tied, kS, S0, g0, c, eps, best_v, best_e,
                   best_ci, kl):
     """Binary candidate ci cannot rank above the best split (line 13) when none of its label
@@ -1945,7 +1946,7 @@ def _cand_sift_down(ubt, heap, root, end):
 # holding u + 1e-9 (1 + |u|) for a finite bound u.
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _fen_max_record(lb_fen, f, pos, T, v):
     """Record lb = v at position pos (it only rises: -inf before)."""
     j = T - pos
@@ -1955,7 +1956,7 @@ def _fen_max_record(lb_fen, f, pos, T, v):
         j += j & -j
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _fen_suffix_max(lb_fen, f, pos, T):
     """The largest lb recorded at positions pos + 1 .. T - 1 (-inf: none)."""
     v = -INF
@@ -1967,7 +1968,7 @@ def _fen_suffix_max(lb_fen, f, pos, T):
     return v
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _fen_min_record(ub_fen, f, pos, T, K, ub):
     """Record the bounds ub[:K] at position pos: each finite u as u + 1e-9 (1 + |u|)."""
     for k in range(K):
@@ -1981,7 +1982,7 @@ def _fen_min_record(ub_fen, f, pos, T, K, ub):
                 j += j & -j
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _fen_prefix_min(ub_fen, f, pos, K, out):
     """out[k] = min(out[k], the smallest recorded bound of label k at positions 0 .. pos - 1)."""
     j = pos
@@ -2462,7 +2463,7 @@ def _best_split_phase2_fast(X, sample_index, start, end, n_bins, y, scores, marg
     return found, bf, bt, bkl, bkr, k_single
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _mix64(x):
     """splitmix64's finaliser: a well-mixed 64-bit hash of x."""
     x ^= x >> np.uint64(33)

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from .._inline import inline_helper
 from .line_search import INF, OBJ_TIE_EPS, _heapsort_by_key, order_margin_value
 from .margin_search_exhaustive import _better, bin_offsets
 
@@ -84,7 +85,7 @@ def max_order_margin_pruned(inc, n_inc, dec, n_dec, k, c, hi):
     return best_a, best_v
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _order_max(inc, n_inc, dec, n_dec, nprime, c, hi, eps):
     """(maximum, epsilon key) of the n'-th order margin, n' capped at n_inc + n_dec: what
     ``margin_search_exhaustive._objective_max`` returns for OBJ_ORDER on these sorted lists."""

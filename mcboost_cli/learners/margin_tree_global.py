@@ -46,6 +46,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._inline import inline_helper
 from .line_search import (
     INF,
     OBJ_TIE_EPS,
@@ -125,7 +126,7 @@ PRUNED = 1
 SEARCH = 2
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _value_or_bound(S0, Q0, H, nprime, c, floor):
     """What ``step_key`` gives from S(0) = S0 and its right slope Q0 alone: (EXACT, key) when
     no step is possible or g does not rise at 0, (PRUNED, bound) when the concave bound keeps
@@ -141,7 +142,7 @@ def _value_or_bound(S0, Q0, H, nprime, c, floor):
     return SEARCH, 0.0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _tie_floor(v):
     """Keys below this value are worse than v beyond the tie tolerance (``_better``)."""
     return v - OBJ_TIE_EPS * (1.0 + abs(v))
@@ -157,7 +158,7 @@ def _set_votes(scores, y, margin, idx, lo, hi, lab, p, s, w):
         w[i] = wi
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _slope_turn(scores, y, margin, i, k):
     """Example i under label k: its numerator's right slope at 0 and the weight where it
     turns wrong (w_i when it is right now and the label is wrong, else INF: ``step_key``'s
@@ -167,7 +168,7 @@ def _slope_turn(scores, y, margin, i, k):
     return right_slope(pi, si, wi, 0.0), turn
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _count(cnt, row, m, vk0, slope, sign):
     """cnt[row, tier, slope + 1] += sign; tier 0: margin m below vk0 (the bottom set at 0),
     1: equal to it (tied); other examples are not counted."""

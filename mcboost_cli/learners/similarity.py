@@ -49,6 +49,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._inline import inline_helper
+
 KIND_CONSTANT = 0
 KIND_STUMP = 1
 KIND_ONE_POINT = 2
@@ -69,12 +71,12 @@ def _stump_outputs(codes, feature, threshold, out):
         out[n] = 1.0 if codes[n, feature] > threshold else -1.0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _sign(v):
     return 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _one_point_value(dist, tau, binary):
     """f_i = (tau - D)/(tau + D) for D = |x_i - x|^2 (sec. 5.1, one-point mode); the limit
     tau -> 0+ (an indicator of the anchor: +1 at D = 0, -1 elsewhere) when tau = 0; its sign
@@ -96,7 +98,7 @@ def _one_point_outputs(X, anchor, tau, binary, out):
         out[n] = _one_point_value(dist, tau, binary)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def _two_point_value(X, n, mid, half, d4):
     """f_ij(x_n) = sqrt(2) <d, x_n - m> / sqrt(|d|^4 + |x_n - m|^4), d4 = |d|^4 (sec. 5.1)."""
     dot = 0.0

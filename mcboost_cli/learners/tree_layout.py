@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._inline import inline_helper
+
 
 def max_nodes_for_depth(max_depth: int, n_samples: int) -> int:
     """Upper bound on the nodes of a binary tree of that depth over n samples."""
@@ -50,7 +52,7 @@ def _partition(X_binned, sample_index, start, end, feature, threshold, buf):
 
 # The per-node helpers are inlined (numba IR), so each grower compiles to the loop it had
 # with the bookkeeping written out: sharing it costs no call per node.
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def start_tree(n_samples, sample_index, feature, left, right, node_start, node_end, node_depth,
                stack):
     """Make the root (node 0) a leaf at depth 0 holding all samples in row order, and the
@@ -68,14 +70,14 @@ def start_tree(n_samples, sample_index, feature, left, right, node_start, node_e
     return 1, 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def pop_node(stack, top):
     """Take the next node to grow off the stack. Returns (node, top)."""
     top -= 1
     return stack[top], top
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def split_node(X_binned, nd, bf, bt, n_nodes, top, sample_index, partition_buf, feature,
                threshold, left, right, node_start, node_end, node_depth, stack):
     """Split node ``nd`` on ``bin <= bt`` of feature ``bf``: partition its samples, make its
@@ -92,7 +94,7 @@ def split_node(X_binned, nd, bf, bt, n_nodes, top, sample_index, partition_buf, 
                          node_start, node_end, node_depth, stack)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def make_children(nd, bf, bt, mid, n_nodes, top, feature, threshold, left, right, node_start,
                   node_end, node_depth, stack):
     """``split_node``'s bookkeeping once the node's samples are partitioned at ``mid`` (for
@@ -120,7 +122,7 @@ def make_children(nd, bf, bt, mid, n_nodes, top, feature, threshold, left, right
     return lc, rc, mid, n_nodes + 2, top + 2
 
 
-@njit(cache=True, nogil=True, inline="always")
+@inline_helper
 def write_votes(sample_index, lo, hi, label, vote):
     """Vote ``label`` for the samples sample_index[lo:hi] (a node's)."""
     for q in range(lo, hi):

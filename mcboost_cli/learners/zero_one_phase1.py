@@ -160,6 +160,9 @@ def _search_guide(a, R, start):
     return lo, inv
 
 
+# This module's helpers are inlined by numba (``inline="always"``), not by LLVM like the other
+# kernels' (``_inline.inline_helper``): the Phase I fits were about 10% slower with LLVM
+# inlining (``ALGORITHMS.md``, "LLVM-inlined helpers").
 @njit(cache=True, nogil=True, inline="always")
 def _guided_search(a, R, v, right, lo, inv, start):
     """np.searchsorted(a[0:R], v, side="right" if right else "left") for sorted a, from the

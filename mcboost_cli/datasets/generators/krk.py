@@ -41,6 +41,7 @@ import numpy as np
 from numba import njit
 
 from ..._dtypes import X_DTYPE, Y_DTYPE
+from ..._inline import inline_helper
 from ._base import GeneratedData
 
 __all__ = ["CLASSES", "FEATURE_NAMES", "FILES", "krkopt", "solve_krk"]
@@ -59,13 +60,13 @@ _ROOK_DF = np.array([1, -1, 0, 0], dtype=np.int64)
 _ROOK_DR = np.array([0, 0, 1, -1], dtype=np.int64)
 
 
-@njit(cache=True, inline="always")
+@inline_helper
 def _adjacent(a, b):
     """Chebyshev distance <= 1 (a square is adjacent to itself)."""
     return abs(a // 8 - b // 8) <= 1 and abs(a % 8 - b % 8) <= 1
 
 
-@njit(cache=True, inline="always")
+@inline_helper
 def _rook_attacks(wr, target, blocker):
     """Does a rook on ``wr`` attack ``target`` with ``blocker`` the only other piece?"""
     if wr == target:
