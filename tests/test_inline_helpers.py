@@ -6,7 +6,6 @@ compiled for, in this process or in the kernel cache, after small fits that reac
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from mcboost_cli._inline import INLINE_HELPERS
 from mcboost_cli.algorithms.registry import get_algorithm

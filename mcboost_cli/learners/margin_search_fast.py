@@ -1492,9 +1492,9 @@ def _pick_label(order_m, L, X, f, t, lab_fixed, mode, scores, y, margin, items, 
 
 def _make_pick_label_body(inline_min_lines):
     """Two compiled forms of one label search (``pick_label_body`` below), told apart by the
-    constant ``inline_min_lines``, which numba's dead-branch pruning folds before it inlines
-    anything (numba's compile time is mostly the copies of the inlined code, per call site
-    and per compiled signature; ALGORITHMS.md, Speed, "Compile time"):
+    constant ``inline_min_lines``, which numba's dead-branch pruning folds when it compiles
+    each form (inlined code is compiled once per form and signature and copied by LLVM into
+    each caller; ALGORITHMS.md, Speed, "Compile time", "LLVM-inlined helpers"):
 
     - ``True``: for the n' = 1 loop of ``_best_split_phase2_fast`` (called only with
       ``mins``): ``_cand_max_body`` inlined with the three lines, and no code for the

@@ -50,8 +50,8 @@ def _partition(X_binned, sample_index, start, end, feature, threshold, buf):
     return nl
 
 
-# The per-node helpers are inlined (numba IR), so each grower compiles to the loop it had
-# with the bookkeeping written out: sharing it costs no call per node.
+# The per-node helpers are inlined (by LLVM: ``_inline``), so each grower compiles to the loop
+# it had with the bookkeeping written out: sharing it costs no call per node.
 @inline_helper
 def start_tree(n_samples, sample_index, feature, left, right, node_start, node_end, node_depth,
                stack):
