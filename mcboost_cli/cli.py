@@ -11,6 +11,7 @@ results already computed are safely stored.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -534,5 +535,18 @@ def datasets_info(name, mirror, source):
     click.echo("\n".join(out))
 
 
-if __name__ == "__main__":  # pragma: no cover
+def console_main():
+    """The ``mcboost`` command (``[project.scripts]``): ``main`` in a process whose algorithms,
+    and its workers' (they inherit the environment), are imported without scikit-learn's
+    estimator bases: the command never hands an estimator to scikit-learn, and importing it
+    cost 2.2-2.4 s per process (``algorithms._estimator_api``, "The cost of the
+    inheritance"). The same numbers either way; a user's explicit ``MCBOOST_SKLEARN_BASES``
+    is kept."""
+    # Before the algorithms are imported; the name is _estimator_api.SKLEARN_BASES_ENV (not
+    # imported from there: that import would come first). A test runs this entry point.
+    os.environ.setdefault("MCBOOST_SKLEARN_BASES", "0")
     main()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    console_main()

@@ -230,7 +230,8 @@ algorithms:
 
 
 def _mcboost(*args):
-    return [sys.executable, "-c", "from mcboost_cli.cli import main; main()", *args]
+    return [sys.executable, "-c", "from mcboost_cli.cli import console_main; console_main()",
+            *args]
 
 
 def test_sigkill_mid_run_then_resume_gives_the_uninterrupted_table(tmp_path, mirror_env):

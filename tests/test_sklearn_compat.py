@@ -15,6 +15,8 @@
 * Bad input is a one-line ``ValueError`` naming what is wrong.
 * Without scikit-learn (a fresh interpreter where it cannot be imported) the estimators
   fit and predict the very same numbers.
+* The ``mcboost`` command imports its algorithms without scikit-learn's bases (nor
+  scikit-learn) unless ``MCBOOST_SKLEARN_BASES`` says otherwise.
 """
 
 from __future__ import annotations
@@ -363,3 +365,30 @@ def test_without_sklearn_the_estimators_give_the_same_numbers(tmp_path):
         est = cls(**cls.test_params).fit(X, labels)
         assert got[name + "_scores"].tobytes() == est.class_scores(X).tobytes(), name
         np.testing.assert_array_equal(got[name + "_pred"], est.predict(X))
+
+
+_CONSOLE = """\
+import sys
+from mcboost_cli.cli import console_main
+try:
+    console_main()
+except SystemExit:
+    pass
+import mcboost_cli.algorithms._estimator_api as api
+print(api.ESTIMATOR_BASES == (), "sklearn" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize("setting, want", [(None, "True False"), ("1", "False True")])
+def test_the_mcboost_command_imports_its_algorithms_without_sklearns_bases(setting, want):
+    # ``mcboost algorithms`` imports every algorithm (the registry).
+    root = str(Path(__file__).resolve().parents[1])
+    env = {k: v for k, v in os.environ.items() if k != "MCBOOST_SKLEARN_BASES"}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    if setting is not None:
+        env["MCBOOST_SKLEARN_BASES"] = setting
+    proc = subprocess.run([sys.executable, "-c", _CONSOLE, "algorithms"], capture_output=True,
+                          text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "samme" in proc.stdout
+    assert proc.stdout.strip().splitlines()[-1] == want

@@ -15,9 +15,17 @@ checkpoint fingerprint are the same with and without scikit-learn), the validati
 ours in both cases (one-line messages, the project's bad-input standard; scikit-learn's
 ``validate_data`` writes several lines), and what the bases add — the tags' defaults,
 ``isinstance(est, BaseEstimator)``, the HTML repr, metadata routing — is read only by
-scikit-learn itself. The fallback is therefore no copy of scikit-learn; the cost of the
-inheritance is scikit-learn's import (about 0.5-1 s) in every process that imports the
-algorithms while scikit-learn is installed.
+scikit-learn itself. The fallback is therefore no copy of scikit-learn.
+
+The cost of the inheritance is scikit-learn's import, which pulls in most of SciPy: 2.2-2.4 s
+in every process that imports the algorithms (measured 2026-11-29: the registry's import 2.9-3.2
+s with scikit-learn installed, 0.7-0.8 s without). The ``mcboost`` command never hands its
+estimators to scikit-learn, and it starts a process per command and per worker, so its entry
+point (``cli.console_main``) sets ``MCBOOST_SKLEARN_BASES=0`` (``SKLEARN_BASES_ENV``), which
+its worker processes inherit: there the bases are those of the core install, as if
+scikit-learn were absent. Nothing the runner stores differs (the paragraph above; the SVM and
+MLP baselines import scikit-learn inside their fit as before). Any other value, or none —
+every ``import mcboost_cli`` in a user's own program — keeps scikit-learn's bases.
 
 ``NotFittedError`` and ``DataConversionWarning`` are scikit-learn's when it is importable
 (its ``check_is_fitted`` and tests catch them by class), else a ``ValueError`` /
@@ -48,6 +56,7 @@ estimator tags), https://scikit-learn.org/stable/developers/develop.html
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 
@@ -56,12 +65,18 @@ import numpy as np
 from .._dtypes import X_DTYPE
 from ..learners.binning import Binned
 
+#: The environment variable that, set to ``0``, keeps scikit-learn out of the bases (and out of
+#: the process's imports); ``cli.console_main`` sets it (module docstring).
+SKLEARN_BASES_ENV = "MCBOOST_SKLEARN_BASES"
+
 try:
+    if os.environ.get(SKLEARN_BASES_ENV, "").strip() == "0":
+        raise ImportError(f"{SKLEARN_BASES_ENV}=0")
     from sklearn.base import BaseEstimator as _SklearnBaseEstimator
     from sklearn.base import ClassifierMixin as _SklearnClassifierMixin
     from sklearn.exceptions import DataConversionWarning as _SklearnDataConversionWarning
     from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
-except ImportError:          # the core install: scikit-learn is an optional extra
+except ImportError:          # the core install (scikit-learn is an optional extra), or opted out
     SKLEARN_AVAILABLE = False
     #: The bases of ``BaseBoosting`` besides ``ABC``: scikit-learn's classifier mixin and base
     #: estimator (the mixin first, as scikit-learn requires), or none without scikit-learn.
