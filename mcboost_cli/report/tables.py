@@ -99,15 +99,19 @@ def summarize(config, planned, results: pd.DataFrame) -> pd.DataFrame:
         grid = plan.groupby(GROUP)["cpu_seconds"].agg(
             lambda v: float(v.sum()) if v.notna().all() else np.nan).rename("grid_cpu_seconds")
         sel = sel.merge(grid.reset_index(), on=GROUP, how="left")
+    # Each row's selected fits, in the selection's order (one grouping, not a mask per row:
+    # a noise sweep has thousands of rows).
+    parts = (dict(iter(sel.groupby(["table_index", "dataset", "noise_rate", "entry_index"],
+                                   sort=False)))
+             if len(sel) else {})
+    none = sel.iloc[:0]
     rows = []
     for ti, table in enumerate(config.tables):
         for rate in config.noise_rates:
             for ds in table.datasets:
                 n_planned = len(config.seeds) * len(table.folds_for(ds, config.folds))
                 for e, entry in enumerate(table.algorithms):
-                    part = sel[(sel["table_index"] == ti) & (sel["dataset"] == ds)
-                               & (sel["noise_rate"] == rate)
-                               & (sel["entry_index"] == e)] if len(sel) else sel
+                    part = parts.get((ti, ds, rate, e), none)
                     rows.append(_summary_row(table.id, ds, rate, entry.label, part, n_planned))
     return pd.DataFrame(rows)
 
