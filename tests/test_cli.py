@@ -230,8 +230,11 @@ algorithms:
 
 
 def _mcboost(*args):
-    return [sys.executable, "-c", "from mcboost_cli.cli import console_main; console_main()",
-            *args]
+    # The mcboost command's entry point, of this checkout (its spawned workers inherit the
+    # path).
+    root = str(Path(__file__).resolve().parents[1])
+    return [sys.executable, "-c", f"import sys; sys.path.insert(0, {root!r}); "
+            "from mcboost_cli.cli import console_main; console_main()", *args]
 
 
 def test_sigkill_mid_run_then_resume_gives_the_uninterrupted_table(tmp_path, mirror_env):
