@@ -100,7 +100,8 @@ def summarize(config, planned, results: pd.DataFrame) -> pd.DataFrame:
             lambda v: float(v.sum()) if v.notna().all() else np.nan).rename("grid_cpu_seconds")
         sel = sel.merge(grid.reset_index(), on=GROUP, how="left")
     # Each row's selected fits, in the selection's order (one grouping, not a mask per row:
-    # a noise sweep has thousands of rows).
+    # a noise sweep has thousands of rows). ``iter``: given the GroupBy itself, dict() would
+    # take it for a mapping (it has a ``keys`` attribute, a list) and fail.
     parts = (dict(iter(sel.groupby(["table_index", "dataset", "noise_rate", "entry_index"],
                                    sort=False)))
              if len(sel) else {})
