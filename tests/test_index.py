@@ -130,3 +130,47 @@ def test_committed_sources_names_datasets_computed_from_another_source_only():
     assert committed_sources(config, None) == {}
     # A config that names the source itself plans those keys already.
     assert committed_sources(with_sources(config, {"poker525k": "generator"}), frame) == {}
+
+
+def test_where_the_hours_go_sums_the_distinct_fits_per_dataset_and_algorithm(tmp_path):
+    text = _index(tmp_path)
+    table = text.split("### Where the hours go", 1)[1].split("Machines the fits", 1)[0]
+    total = re.search(r"\*\*all papers\*\* \(distinct fits\) \| (\d+) / (\d+) \| "
+                      r"\*\*([\d.]+)\*\*", text)
+    # The distinct planned and done fits with their group, straight from the committed files.
+    planned, done = {}, {}
+    for c in CONFIGS:
+        config = load_config(REPO / c)
+        frame = current_cells(read_cells(REPO / "results" / config.experiment / "cells.csv"))
+        config = with_sources(config, committed_sources(config, frame))
+        plan = {pc.cell.key: (pc.cell.dataset, pc.cell.algorithm) for pc in expand(config)}
+        planned.update(plan)
+        frame = frame[frame["key"].isin(set(plan))]
+        done.update(zip(frame["key"], pd.to_numeric(frame["cpu_seconds"],
+                                                     errors="coerce").fillna(0.0)))
+    expected: dict = {}
+    for key, group in planned.items():
+        e = expected.setdefault(group, [0, 0, 0.0])
+        e[1] += 1
+        if key in done:
+            e[0] += 1
+            e[2] += done[key]
+    rows = re.findall(r"^\| ([^|]+) \| ([^|]*) \| (\d+) / (\d+) \| ([\d.]+) \| ([\d.]+)% \|",
+                      table, re.M)
+    named = [r for r in rows if r[1] != "–" and not r[1].endswith(" groups")]
+    assert len(named) >= 5
+    for d, a, n_done, n_planned, hours, _ in named:
+        n, p, s = expected[(d, a)]
+        assert (int(n_done), int(n_planned)) == (n, p), (d, a)
+        assert float(hours) == round(s / 3600, 2), (d, a)
+    # The costliest first, and every group counted once: the rows add up to the totals.
+    shown = [expected[(d, a)][2] for d, a, *_ in named]
+    top = sorted((e[2] for e in expected.values()), reverse=True)
+    assert shown[:3] == top[:3]
+    assert sum(int(r[2]) for r in rows) == int(total.group(1)) == len(done)
+    assert sum(int(r[3]) for r in rows) == int(total.group(2)) == len(planned)
+    assert abs(sum(float(r[4]) for r in rows) - float(total.group(3))) <= 0.01 * len(rows)
+    # A group with no fit done is named in the "not started" row, not hidden in the rest.
+    idle = sorted({d for (d, _), e in expected.items() if e[0] == 0})
+    if idle:
+        assert f"| not started: {', '.join(idle)} |" in table

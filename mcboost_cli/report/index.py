@@ -12,7 +12,10 @@ results of the reproduction configs in one Markdown section:
 - per experiment and in total, the fits done of those planned and the CPU hours they took
   (``cpu_seconds`` of ``cells.csv``, each fit counted once even when two configs share an
   experiment's per-cell file), and apart, the fits recorded without a CPU time with their
-  wall-clock hours.
+  wall-clock hours;
+- where those hours go: the (dataset, algorithm) groups of the distinct fits that hold most
+  of them, the partly done groups (what a full reproduction still has to pay) and the
+  datasets not started.
 
 The numbers are computed by ``runner.experiment.index_experiments`` from ``cells.csv``
 alone (not the local result store), so a clean clone writes the same index. This module only
@@ -84,6 +87,9 @@ class Index:
     total_fits_untimed: int = 0
     total_untimed_wall_seconds: float = 0.0
     machines: tuple[str, ...] = field(default_factory=tuple)
+    # Per (dataset, algorithm) of the distinct planned fits, the costliest first: (dataset,
+    # algorithm, fits done, fits planned, CPU seconds, done fits without a CPU time).
+    cost_groups: tuple[tuple[str, str, int, int, float, int], ...] = ()
 
 
 def _agreement(t: TableEntry) -> str:
@@ -117,6 +123,49 @@ def _hours(seconds: float) -> str:
 
 def _untimed(n: int, wall_seconds: float) -> str:
     return f"{n} ({_hours(wall_seconds)})" if n else "0"
+
+
+# The "where the hours go" table lists the costliest (dataset, algorithm) groups until they
+# hold this share of the CPU hours, then the groups with planned fits not done yet (what a
+# full reproduction still has to pay), and sums up the rest in one row.
+COST_SHARE = 0.8
+
+
+def _cost_table(index: Index) -> list[str]:
+    groups = index.cost_groups
+    total = sum(g[4] for g in groups)
+    if not groups or total <= 0.0:
+        return []
+    shown, acc = [], 0.0
+    for g in groups:
+        if acc < COST_SHARE * total:
+            shown.append(g)
+            acc += g[4]
+    rest = [g for g in groups if g not in shown]
+    pending = [g for g in rest if 0 < g[2] < g[3]]
+    not_started = [g for g in rest if g[2] == 0]
+    rest = [g for g in rest if g not in pending and g not in not_started]
+    out = ["### Where the hours go", "",
+           f"The (dataset, algorithm) groups of the distinct fits that hold "
+           f"{COST_SHARE:.0%} of the CPU hours, the costliest first, then the partly done "
+           "groups among the others (fits planned and not done yet: what a full reproduction "
+           "still has to pay), then the rest in one row, and the datasets of the groups with "
+           "no fit done yet.", "",
+           "| dataset | algorithm | fits done / planned | CPU hours | share | fits without CPU "
+           "time |", "|---|---|---:|---:|---:|---:|"]
+    for d, a, n_done, n_planned, cpu, n_untimed in shown + pending:
+        out.append(f"| {d} | {a} | {n_done} / {n_planned} | {_hours(cpu)} "
+                   f"| {100.0 * cpu / total:.1f}% | {n_untimed} |")
+    if rest:
+        cpu = sum(g[4] for g in rest)
+        out.append(f"| {len(rest)} other groups | – | {sum(g[2] for g in rest)} / "
+                   f"{sum(g[3] for g in rest)} | {_hours(cpu)} | {100.0 * cpu / total:.1f}% "
+                   f"| {sum(g[5] for g in rest)} |")
+    if not_started:
+        names = ", ".join(sorted({g[0] for g in not_started}))
+        out.append(f"| not started: {names} | {len(not_started)} groups | 0 / "
+                   f"{sum(g[3] for g in not_started)} | 0.00 | 0.0% | 0 |")
+    return out + [""]
 
 
 def render_index(index: Index) -> str:
@@ -169,6 +218,7 @@ def render_index(index: Index) -> str:
                     f"`{source}`, not from the config's (its only committed cells: "
                     f"`mcboost report {e.config_path}` and `compare` take them, marked, "
                     f"as `--source {dataset}={source}` would).", ""]
+    out += _cost_table(index)
     if index.machines:
         out += [f"Machines the fits ran on: {'; '.join(index.machines)}.", ""]
     out.append(END)

@@ -956,6 +956,22 @@ def committed_sources(config: ExperimentConfig, cells) -> dict[str, str]:
     return out
 
 
+def _cost_groups(group_of: dict, seen_cpu: dict, seen_untimed: dict) -> tuple:
+    """The index's "where the hours go": one entry per (dataset, algorithm) of the distinct
+    planned fits, (dataset, algorithm, fits done, fits planned, CPU seconds, fits without a
+    CPU time), the costliest first (ties by name)."""
+    groups: dict[tuple[str, str], list] = {}
+    for key, group in group_of.items():
+        g = groups.setdefault(group, [0, 0, 0.0, 0])
+        g[1] += 1
+        if key in seen_cpu:
+            g[0] += 1
+            g[2] += seen_cpu[key]
+            g[3] += key in seen_untimed
+    return tuple(sorted(((d, a, *g) for (d, a), g in groups.items()),
+                        key=lambda e: (-e[4], e[0], e[1])))
+
+
 def index_experiments(config_files, output="results/README.md",
                       log: Log | None = None) -> Path:
     """Write the index of the reproduction configs' committed results (``mcboost index``).
@@ -987,6 +1003,7 @@ def index_experiments(config_files, output="results/README.md",
     log = log or _print_to_stderr
     output = Path(output)
     entries, seen_cpu, seen_untimed, seen_planned, machines = [], {}, {}, set(), []
+    group_of: dict[str, tuple[str, str]] = {}   # fit key -> (dataset, algorithm)
     for config_file in config_files:
         config = load_experiment(config_file)
         _, out_dir = experiment_paths(config)
@@ -1054,6 +1071,7 @@ def index_experiments(config_files, output="results/README.md",
             seen_untimed.update(zip(done.loc[untimed, "key"], wall))
             machines += [m for m in done["machine"].unique() if m and m not in machines]
         seen_planned.update(keys)
+        group_of.update((pc.cell.key, (pc.cell.dataset, pc.cell.algorithm)) for pc in planned)
         readme = out_dir / "README.md"
         entries.append(ExperimentEntry(
             config_path=str(config.path), experiment=config.experiment, title=config.title,
@@ -1065,7 +1083,8 @@ def index_experiments(config_files, output="results/README.md",
                   total_fits_done=len(seen_cpu), total_fits_planned=len(seen_planned),
                   total_fits_untimed=len(seen_untimed),
                   total_untimed_wall_seconds=float(sum(seen_untimed.values())),
-                  machines=tuple(machines))
+                  machines=tuple(machines),
+                  cost_groups=_cost_groups(group_of, seen_cpu, seen_untimed))
     try:
         return write_index(output, render_index(index))
     except OSError as e:
