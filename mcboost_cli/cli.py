@@ -168,9 +168,11 @@ def _execute(config_file, *, quiet, only_datasets=None, only_algorithms=None,
     if result.plan is not None:
         click.echo(result.plan)
         return
-    click.echo(result.text)
+    if result.text:
+        click.echo(result.text)
     click.echo(f"{result.summary.describe()}", err=True)
-    click.echo(f"tables: {', '.join(str(p) for p in result.paths)}", err=True)
+    if result.paths:
+        click.echo(f"tables: {', '.join(str(p) for p in result.paths)}", err=True)
     if result.exit_status:
         sys.exit(result.exit_status)
 

@@ -217,6 +217,38 @@ def test_help_everywhere(tmp_path):
         assert r.exit_code == 0 and "Usage:" in r.stdout
 
 
+def test_ctrl_c_while_the_tables_are_written_skips_them_and_names_the_report(
+        tmp_path, mirror_env, monkeypatch):
+    # A second Ctrl-C (the first stopped the fits) arrives while the tables are written: the
+    # run stops at once, exit 130, with every result in the store and the one command that
+    # writes the tables; that command then writes what an uninterrupted run writes.
+    from mcboost_cli.runner import experiment
+    cfg = write(tmp_path, TINY)
+    real = experiment._render
+    monkeypatch.setattr(experiment, "_render",
+                        lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))
+    store, out = tmp_path / "s/cells.sqlite", tmp_path / "out"
+    r = invoke(["run", str(cfg), "--jobs", "1", "-q", "--store", str(store),
+                "--results-dir", str(out)], tmp_path)
+    assert r.exit_code == 130, r.output
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("tables not written")]
+    assert len(lines) == 1 and "tables:" not in r.stderr
+    assert not (out / "results.md").exists()
+    con = sqlite3.connect(store)
+    assert con.execute("select count(*) from results where status = 'done'").fetchone()[0] == 16
+    con.close()
+    report = lines[0].split("`")[1].split()
+    assert report[:3] == ["mcboost", "report", str(cfg)]
+    assert report[3:] == ["--store", str(store), "--results-dir", str(out)]
+    monkeypatch.setattr(experiment, "_render", real)
+    r = invoke(report[1:], tmp_path)
+    assert r.exit_code == 0 and "†" not in r.stdout, r.output
+    ref = invoke(["run", str(cfg), "--jobs", "1", "-q"], tmp_path)
+    assert ref.exit_code == 0
+    assert ((out / "results.csv").read_text()
+            == (tmp_path / "results/tiny/results.csv").read_text())
+
+
 KILL_CFG = """\
 experiment: killme
 datasets: [nursery]

@@ -161,12 +161,17 @@ def test_slopes_of_known_lines(synthetic, tmp_path):
     assert "mean rank" in md and "mean slope" in md
 
 
-def test_noise_curves_figure_plots_the_selected_means(synthetic, tmp_path):
+def _zoo_figure():
+    """The synthetic sweep with one noise-curves figure (zoo): config, plan, results."""
     config = validate_config({**SYNTHETIC, "figures": [
         {"id": "f_zoo", "kind": "noise_curves", "table": "sweep", "dataset": "zoo"}]},
         "syn.yaml")
     planned = expand(config)
-    results = _synthetic_results(planned)
+    return config, planned, _synthetic_results(planned)
+
+
+def test_noise_curves_figure_plots_the_selected_means(synthetic, tmp_path):
+    config, planned, results = _zoo_figure()
     paths = write_figures(config, planned, None, tmp_path, results)
     assert sorted(p.name for p in paths) == ["f_zoo.csv", "f_zoo.png", "f_zoo.svg"]
     csv = pd.read_csv(tmp_path / "f_zoo.csv")
@@ -180,10 +185,37 @@ def test_noise_curves_figure_plots_the_selected_means(synthetic, tmp_path):
     assert (csv["n"] == 3).all() and (csv["n_no_fit"] == 0).all()
     # polyfit on the plotted numbers is the slopes table's number.
     assert np.polyfit(a["noise_rate"], a["mean_error_percent"], 1)[0] == pytest.approx(20.0)
-    # Drawing again gives the same files.
+    # Drawing again gives the same files; so does drawing from the tables' summary of the
+    # whole plan (what a report passes) instead of summarizing the figure's dataset itself.
     first = {p.name: p.read_bytes() for p in paths}
     again = write_figures(config, planned, None, tmp_path, results)
     assert {p.name: p.read_bytes() for p in again} == first
+    given = write_figures(config, planned, None, tmp_path / "given", results,
+                          summarize(config, planned, results))
+    assert {p.name: p.read_bytes() for p in given} == first
+
+
+def test_a_figure_interrupted_while_written_leaves_the_previous_files(synthetic, tmp_path,
+                                                                      monkeypatch):
+    # Ctrl-C while a report writes its figures: each file is the previous one or the new
+    # one, never a truncated one, and no temporary file is left behind.
+    from matplotlib.figure import Figure
+    config, planned, results = _zoo_figure()
+    paths = write_figures(config, planned, None, tmp_path, results)
+    before = {p.name: p.read_bytes() for p in paths}
+    real = Figure.savefig
+
+    def interrupted_svg(self, fname, *args, **kwargs):
+        if kwargs.get("format") == "svg":
+            Path(fname).write_bytes(b"<svg half")       # half a file, then Ctrl-C
+            raise KeyboardInterrupt
+        return real(self, fname, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", interrupted_svg)
+    with pytest.raises(KeyboardInterrupt):
+        write_figures(config, planned, None, tmp_path, results)
+    assert {p.name: p.read_bytes() for p in paths} == before
+    assert not list(tmp_path.glob("*.tmp"))
 
 
 def test_partial_and_no_fit_cells(synthetic, tmp_path, caplog):

@@ -144,11 +144,14 @@ def draw_cd_diagram(names, mean_ranks, cd: float, groups, path, title: str = "")
             ax.plot([a - pad, b + pad], [y, y], color="black", linewidth=3.0,
                     solid_capstyle="butt")
         path.parent.mkdir(parents=True, exist_ok=True)
-        # Fixed metadata so that the same numbers give the same files (as report.figures).
-        if path.suffix.lower() == ".svg":
-            fig.savefig(path, format="svg", metadata={"Date": None, "Creator": None})
-        else:
-            fig.savefig(path, format="png", dpi=150, metadata={"Software": None})
+        # Fixed metadata so that the same numbers give the same files, written whole or not
+        # at all (as report.figures).
+        from .figures import _replacing
+        with _replacing(path) as tmp:
+            if path.suffix.lower() == ".svg":
+                fig.savefig(tmp, format="svg", metadata={"Date": None, "Creator": None})
+            else:
+                fig.savefig(tmp, format="png", dpi=150, metadata={"Software": None})
     finally:
         plt.close(fig)
     return path

@@ -54,6 +54,7 @@ warnings on stderr, one line each.
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -66,10 +67,14 @@ from ..runner.cells import DONE
 log = logging.getLogger(__name__)
 
 
-def write_figures(config, planned, store, out_dir: Path, results=None) -> list[Path]:
+def write_figures(config, planned, store, out_dir: Path, results=None,
+                  summary: pd.DataFrame | None = None) -> list[Path]:
     """Every figure of ``config``; ``results`` (default: the store's rows of the plan) is the
-    frame the selection is made from, e.g. ``reference.known_results``. Returns the written
-    paths; a figure that cannot be drawn from what is stored writes nothing and logs why."""
+    frame the selection is made from, e.g. ``reference.known_results``, and ``summary``, when
+    given, its ``report.tables.summarize`` over ``planned`` (the tables' own: a report draws
+    from the numbers it prints, and a noise sweep's 21 figures do not summarize the whole
+    sweep once each). Returns the written paths; a figure that cannot be drawn from what is
+    stored writes nothing and logs why."""
     paths = []
     for fig in config.figures:
         if fig.kind == "phase_curves":
@@ -79,9 +84,9 @@ def write_figures(config, planned, store, out_dir: Path, results=None) -> list[P
         elif fig.kind == "error_curves":
             paths += error_curves(config, fig, planned, store, out_dir, results)
         elif fig.kind == "bars":
-            paths += bars(config, fig, planned, store, out_dir, results)
+            paths += bars(config, fig, planned, store, out_dir, results, summary)
         elif fig.kind == "noise_curves":
-            paths += noise_curves(config, fig, planned, store, out_dir, results)
+            paths += noise_curves(config, fig, planned, store, out_dir, results, summary)
         elif fig.kind == "loss_functions":
             paths += loss_functions(fig, out_dir)
     return paths
@@ -278,20 +283,38 @@ def _line_row(label: str, cell, part: str, n_rounds: int) -> dict:
 
 
 def _save(plt, fig_, fig, out_dir: Path, frame: pd.DataFrame,
-          lines: pd.DataFrame | None = None) -> list[Path]:
+          lines: pd.DataFrame | None = None, float_format: str = "%.9g") -> list[Path]:
     """Write ``fig_`` as <id>.png and <id>.svg and ``frame`` as <id>.csv (a curve figure also
     ``lines`` as <id>_lines.csv), with fixed metadata so that the same numbers give the same
     files; returns the written paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = [out_dir / f"{fig.id}.png", out_dir / f"{fig.id}.svg", out_dir / f"{fig.id}.csv"]
-    fig_.savefig(paths[0], dpi=120, metadata={"Software": None})
-    fig_.savefig(paths[1], metadata={"Date": None, "Creator": None})
+    # Each file is written whole or not at all (a temporary file, then a rename): a second
+    # Ctrl-C while a report is being written leaves the previous figure, not half of one.
+    with _replacing(paths[0]) as tmp:
+        fig_.savefig(tmp, format="png", dpi=120, metadata={"Software": None})
+    with _replacing(paths[1]) as tmp:
+        fig_.savefig(tmp, format="svg", metadata={"Date": None, "Creator": None})
     plt.close(fig_)
-    frame.to_csv(paths[2], index=False, float_format="%.9g")
+    with _replacing(paths[2]) as tmp:
+        frame.to_csv(tmp, index=False, float_format=float_format)
     if lines is not None:
         paths.append(out_dir / f"{fig.id}_lines.csv")
-        lines.to_csv(paths[3], index=False)
+        with _replacing(paths[3]) as tmp:
+            lines.to_csv(tmp, index=False)
     return paths
+
+
+@contextmanager
+def _replacing(path: Path):
+    """Yield a temporary path beside ``path``; what was written there replaces ``path`` when
+    the block ends without an exception, and is removed otherwise."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        yield tmp
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 # What a bars figure's CSV says of our number where it has none (``ours_status``).
@@ -307,7 +330,8 @@ BARS_COLUMNS = ["dataset", "algorithm", "ours_error_percent", "ours_std", "ours_
                 "published_confidence", "published_status"]
 
 
-def bars(config, fig, planned, store, out_dir: Path, results=None) -> list[Path]:
+def bars(config, fig, planned, store, out_dir: Path, results=None,
+         summary: pd.DataFrame | None = None) -> list[Path]:
     """The REBEL paper's Figure 8: test error % of one table as grouped bars.
 
     A group per dataset of the table (in its order), a bar per column: the table's columns in
@@ -339,10 +363,11 @@ def bars(config, fig, planned, store, out_dir: Path, results=None) -> list[Path]
                  "files are left as they are", fig.id)
         return []
     not_run = set(getattr(config, "not_run", ()))
-    keys = [pc.cell.key for pc in planned if pc.table_index == ti]
-    frame = store.frame(keys=keys) if results is None else \
-        results[results["key"].isin(set(keys))]
-    summary = summarize(config, planned, frame)
+    if summary is None:
+        keys = [pc.cell.key for pc in planned if pc.table_index == ti]
+        frame = store.frame(keys=keys) if results is None else \
+            results[results["key"].isin(set(keys))]
+        summary = summarize(config, planned, frame)
     summary = summary[(summary["table"] == table.id) & (summary["noise_rate"] == 0.0)]
     ours = {(r["dataset"], r["algorithm"]): r for _, r in summary.iterrows()}
     incomplete = [f"{d}/{e.label}" for d in table.datasets if d not in not_run
@@ -440,7 +465,8 @@ NOISE_CURVES_COLUMNS = ["dataset", "algorithm", "noise_rate", "mean_error_percen
                         "std_error_percent", "n", "n_no_fit"]
 
 
-def noise_curves(config, fig, planned, store, out_dir: Path, results=None) -> list[Path]:
+def noise_curves(config, fig, planned, store, out_dir: Path, results=None,
+                 summary: pd.DataFrame | None = None) -> list[Path]:
     """One dataset's test error % against the label-noise rate, a line per column of a table.
 
     x is the noise rate (the config's ``noise_rates``, as fractions), y the table's number at
@@ -469,12 +495,12 @@ def noise_curves(config, fig, planned, store, out_dir: Path, results=None) -> li
         return []
     table = config.tables[ti]
     rates = [float(r) for r in config.noise_rates]
-    keys = [pc.cell.key for pc in planned if pc.table_index == ti
-            and pc.cell.dataset == fig.dataset]
-    frame = store.frame(keys=keys) if results is None else \
-        results[results["key"].isin(set(keys))]
-    summary = summarize(config, [pc for pc in planned if pc.table_index == ti
-                                 and pc.cell.dataset == fig.dataset], frame)
+    if summary is None:
+        mine = [pc for pc in planned if pc.table_index == ti and pc.cell.dataset == fig.dataset]
+        keys = {pc.cell.key for pc in mine}
+        frame = store.frame(keys=list(keys)) if results is None else \
+            results[results["key"].isin(keys)]
+        summary = summarize(config, mine, frame)
     summary = summary[(summary["table"] == table.id) & (summary["dataset"] == fig.dataset)]
     incomplete = [f"{r.algorithm} at {r.noise_rate:g}" for r in summary.itertuples()
                   if not r.complete]
@@ -684,13 +710,6 @@ def decision_regions(config, fig, planned, store, out_dir: Path, results=None) -
     title = (fig.title + f" — {fig.algorithm} ({params})"
              + (" — QUICK (reduced budget)" if config.is_quick else ""))
     fig_.suptitle(title, fontsize=10)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [out_dir / f"{fig.id}.png", out_dir / f"{fig.id}.svg", out_dir / f"{fig.id}.csv"]
-    # Fixed metadata so that the same numbers give the same files.
-    fig_.savefig(paths[0], dpi=120, metadata={"Software": None})
-    fig_.savefig(paths[1], metadata={"Date": None, "Creator": None})
-    plt.close(fig_)
     frame = pd.DataFrame(rows, columns=["series", "round", "value"])
     frame["round"] = pd.array(frame["round"], dtype="Int64")
-    frame.to_csv(paths[2], index=False, float_format="%.6f")
-    return paths
+    return _save(plt, fig_, fig, out_dir, frame, float_format="%.6f")

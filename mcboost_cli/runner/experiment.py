@@ -339,7 +339,7 @@ def _render(config, planned, store, out_dir: Path, log: Log):
     try:
         paths = write_outputs(config, summary_df, out_dir, cells=cells,
                               selected=selected_fits(config, planned, results, cells))
-        paths += _figures(config, planned, store, out_dir, results)
+        paths += _figures(config, planned, store, out_dir, results, summary_df)
     except OSError as e:
         # Checked before the run, so the folder went away or the disk filled up meanwhile.
         where = f"the store {store.path}" if store is not None else str(cells_path)
@@ -349,11 +349,11 @@ def _render(config, planned, store, out_dir: Path, log: Log):
     return summary_df, render_terminal(config, summary_df), tuple(paths)
 
 
-def _figures(config, planned, store, out_dir, results=None):
+def _figures(config, planned, store, out_dir, results=None, summary=None):
     if not getattr(config, "figures", None):
         return []
     from ..report.figures import write_figures
-    return write_figures(config, planned, store, out_dir, results)
+    return write_figures(config, planned, store, out_dir, results, summary)
 
 
 def _checkpointed_lines(unique_cells, statuses, store_file: Path) -> list[str]:
@@ -461,7 +461,8 @@ def run_experiment(config: ExperimentConfig | str | os.PathLike, *, jobs: int | 
                     import_results=import_results, only_datasets=_names(datasets),
                     only_algorithms=_names(algorithms), only_tables=_names(tables),
                     checkpoint_every=checkpoint_every, scheduler=scheduler,
-                    progress=progress, log=log)
+                    progress=progress, log=log,
+                    report=_report_command(config, store_path, results_dir, sources))
 
 
 def _noise_rates(rates) -> tuple[float, ...]:
@@ -478,7 +479,8 @@ def _noise_rates(rates) -> tuple[float, ...]:
 
 def _run(config, shown_rates, *, jobs, retry_failed, fresh, dry_run, mirror, offline,
          store_path, results_dir, export_splits, import_results, only_datasets,
-         only_algorithms, only_tables, checkpoint_every, scheduler, progress, log):
+         only_algorithms, only_tables, checkpoint_every, scheduler, progress, log,
+         report="mcboost report"):
     from contextlib import ExitStack
     from functools import partial
 
@@ -584,9 +586,36 @@ def _run(config, shown_rates, *, jobs, retry_failed, fresh, dry_run, mirror, off
             # Every fit of the plan is stored: no sibling is left to start from a shared
             # prefix (a re-run computes none), so their states need not take disk space.
             active.discard_prefixes()
-        summary_df, text, paths = _render(shown, shown_planned, store, out_dir, log)
+        if summary.interrupted:
+            log(f"interrupted: {summary.done} cells stored by this run; writing the tables "
+                f"(Ctrl-C again skips them: `{report}` writes them later)")
+        try:
+            summary_df, text, paths = _render(shown, shown_planned, store, out_dir, log)
+        except KeyboardInterrupt:
+            # Every result is in the store, and each table file is written whole or not at
+            # all: stopping here loses nothing but the time to write them.
+            summary.interrupted = True
+            log(f"tables not written (interrupted); every result is in the store "
+                f"{store_file}: `{report}` writes them")
+            summary_df, text, paths = None, "", ()
     return ExperimentResult(config=shown, store_path=store_file, results_dir=out_dir,
                             summary=summary, text=text, paths=paths, tables=summary_df)
+
+
+def _report_command(config, store_path, results_dir, sources) -> str:
+    """The ``mcboost report`` command line that writes a run's tables: the run's config and
+    the options of it that ``report`` shares (--quick, --store, --results-dir, --source)."""
+    import shlex
+    words = ["mcboost", "report", str(config.path)]
+    if config.is_quick:
+        words.append("--quick")
+    if store_path:
+        words += ["--store", str(store_path)]
+    if results_dir:
+        words += ["--results-dir", str(results_dir)]
+    for name, source in (sources or {}).items():
+        words += ["--source", f"{name}={source}"]
+    return shlex.join(words)
 
 
 def _describe_plan(config, store, store_file, shown_planned, unique, statuses, imported,
