@@ -100,45 +100,63 @@ def summarize(config, planned, results: pd.DataFrame) -> pd.DataFrame:
             lambda v: float(v.sum()) if v.notna().all() else np.nan).rename("grid_cpu_seconds")
         sel = sel.merge(grid.reset_index(), on=GROUP, how="left")
     # Each row's selected fits, in the selection's order (one grouping, not a mask per row:
-    # a noise sweep has thousands of rows). ``iter``: given the GroupBy itself, dict() would
-    # take it for a mapping (it has a ``keys`` attribute, a list) and fail.
-    parts = (dict(iter(sel.groupby(["table_index", "dataset", "noise_rate", "entry_index"],
-                                   sort=False)))
-             if len(sel) else {})
-    none = sel.iloc[:0]
+    # a noise sweep has thousands of rows), as positions into the selection's columns, read
+    # once as arrays.
+    groups = (sel.groupby(["table_index", "dataset", "noise_rate", "entry_index"],
+                          sort=False).indices if len(sel) else {})
+    cols = _SummaryColumns(sel)
+    empty = np.empty(0, dtype=np.intp)
     rows = []
     for ti, table in enumerate(config.tables):
         for rate in config.noise_rates:
             for ds in table.datasets:
                 n_planned = len(config.seeds) * len(table.folds_for(ds, config.folds))
                 for e, entry in enumerate(table.algorithms):
-                    part = parts.get((ti, ds, rate, e), none)
-                    rows.append(_summary_row(table.id, ds, rate, entry.label, part, n_planned))
+                    at = groups.get((ti, ds, rate, e), empty)
+                    rows.append(_summary_row(table.id, ds, rate, entry.label, cols, at,
+                                             n_planned))
     return pd.DataFrame(rows)
 
 
-def _summary_row(table_id, ds, rate, label, part, n_planned) -> dict:
-    errs = 100.0 * part["test_error"].to_numpy(dtype=float) if len(part) else np.empty(0)
-    n = len(errs)
+class _SummaryColumns:
+    """The selection's columns that a summary row reads, as arrays (None when absent)."""
+
+    def __init__(self, sel: pd.DataFrame):
+        def column(name, dtype=float):
+            return sel[name].to_numpy(dtype=dtype) if name in sel else None
+        self.test_error = column("test_error")
+        self.complete_grid = column("complete_grid", bool)
+        self.selected_round = column("selected_round")
+        self.cpu_seconds = column("cpu_seconds")
+        self.rounds_run = column("rounds_run")
+        self.grid_cpu_seconds = column("grid_cpu_seconds")
+        self.machine = column("machine", object)
+
+
+def _summary_row(table_id, ds, rate, label, cols: _SummaryColumns, at: np.ndarray,
+                 n_planned) -> dict:
+    n = len(at)
+    errs = 100.0 * cols.test_error[at] if n else np.empty(0)
     # Done cells without a classifier (no weak learner accepted) have no error.
     n_no_fit = int(np.isnan(errs).sum())
     errs = errs[~np.isnan(errs)]
+    complete_grid = cols.complete_grid[at] if n else None
     return {
         "table": table_id, "dataset": ds, "noise_rate": rate, "algorithm": label,
         "mean": float(np.mean(errs)) if len(errs) else np.nan,
         # Sample standard deviation over folds (and seeds), ddof = 1.
         "std": float(np.std(errs, ddof=1)) if len(errs) > 1 else np.nan,
         "n": n, "n_no_fit": n_no_fit, "n_planned": n_planned,
-        "complete": bool(n == n_planned and part["complete_grid"].all()) if n else False,
+        "complete": bool(n == n_planned and complete_grid.all()) if n else False,
         # Folds whose selection saw only part of the grid (a grid point not run or failed).
-        "n_partial_grid": int((~part["complete_grid"].astype(bool)).sum()) if n else 0,
-        "mean_selected_round": float(part["selected_round"].mean()) if n else np.nan,
-        "mean_cpu_seconds": _mean_of(part, "cpu_seconds"),
-        "mean_rounds_run": _mean_of(part, "rounds_run"),
-        "mean_grid_cpu_seconds": _mean_of(part, "grid_cpu_seconds"),
+        "n_partial_grid": int((~complete_grid).sum()) if n else 0,
+        "mean_selected_round": _mean_of(cols.selected_round, at),
+        "mean_cpu_seconds": _mean_of(cols.cpu_seconds, at),
+        "mean_rounds_run": _mean_of(cols.rounds_run, at),
+        "mean_grid_cpu_seconds": _mean_of(cols.grid_cpu_seconds, at),
         # The machines the selected fits ran on (times are only comparable on one).
-        "machines": "; ".join(sorted({m for m in part["machine"] if m})) if n and
-        "machine" in part else "",
+        "machines": ("; ".join(sorted({m for m in cols.machine[at] if m}))
+                     if n and cols.machine is not None else ""),
     }
 
 
@@ -168,11 +186,18 @@ def _machine_note(table, part: pd.DataFrame) -> str | None:
             + "; ".join(names) + ".")
 
 
-def _mean_of(part, column) -> float:
-    """The mean of a selection's column over its folds (NaN when none has a value)."""
-    if not len(part) or column not in part or not part[column].notna().any():
+def _mean_of(values: np.ndarray | None, at: np.ndarray) -> float:
+    """The mean of a selection's column over its folds ``at``, leaving out those without a
+    value (NaN when none has one) — as pandas' ``Series.mean`` sums: the missing values as
+    zeros, divided by the count of the others (pandas without bottleneck), so that the
+    numbers stay those of the committed tables."""
+    if values is None or not len(at):
         return np.nan
-    return float(part[column].mean())
+    v = values[at]
+    missing = np.isnan(v)
+    if missing.all():
+        return np.nan
+    return float(np.where(missing, 0.0, v).sum() / (len(v) - missing.sum()))
 
 
 def _published(table):
