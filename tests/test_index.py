@@ -67,6 +67,20 @@ def test_friedman_p_values_are_those_the_committed_tests_print(tmp_path):
     assert linked >= 8
 
 
+def _committed_plans():
+    """Per config: (path, the datasets computed from another source only, its plan as key ->
+    (dataset, algorithm), its committed current cells of that plan)."""
+    for c in CONFIGS:
+        config = load_config(REPO / c)
+        frame = current_cells(read_cells(REPO / "results" / config.experiment / "cells.csv"))
+        # A dataset computed from another source only (Poker525k's stand-in) is planned
+        # with that source, as `report --source` shows it.
+        other = committed_sources(config, frame)
+        plan = {pc.cell.key: (pc.cell.dataset, pc.cell.algorithm)
+                for pc in expand(with_sources(config, other))}
+        yield c, other, plan, frame[frame["key"].isin(set(plan))]
+
+
 def test_a_fit_shared_by_two_configs_counts_once(tmp_path):
     text = _index(tmp_path)
     compute = text.split("## Compute", 1)[1]
@@ -77,15 +91,8 @@ def test_a_fit_shared_by_two_configs_counts_once(tmp_path):
     # The distinct done fits of every config's plan, straight from the committed files.
     keys, seconds, untimed = set(), {}, {}
     stand_ins = []
-    for c in CONFIGS:
-        config = load_config(REPO / c)
-        frame = current_cells(read_cells(REPO / "results" / config.experiment / "cells.csv"))
-        # A dataset computed from another source only (Poker525k's stand-in) is planned
-        # with that source, as `report --source` shows it.
-        other = committed_sources(config, frame)
+    for c, other, plan, frame in _committed_plans():
         stand_ins += [(c, d, s) for d, s in other.items()]
-        plan = {pc.cell.key for pc in expand(with_sources(config, other))}
-        frame = frame[frame["key"].isin(plan)]
         keys |= set(frame["key"])
         seconds.update(zip(frame["key"], pd.to_numeric(frame["cpu_seconds"],
                                                         errors="coerce").fillna(0.0)))
@@ -139,13 +146,8 @@ def test_where_the_hours_go_sums_the_distinct_fits_per_dataset_and_algorithm(tmp
                       r"\*\*([\d.]+)\*\*", text)
     # The distinct planned and done fits with their group, straight from the committed files.
     planned, done = {}, {}
-    for c in CONFIGS:
-        config = load_config(REPO / c)
-        frame = current_cells(read_cells(REPO / "results" / config.experiment / "cells.csv"))
-        config = with_sources(config, committed_sources(config, frame))
-        plan = {pc.cell.key: (pc.cell.dataset, pc.cell.algorithm) for pc in expand(config)}
+    for _, _, plan, frame in _committed_plans():
         planned.update(plan)
-        frame = frame[frame["key"].isin(set(plan))]
         done.update(zip(frame["key"], pd.to_numeric(frame["cpu_seconds"],
                                                      errors="coerce").fillna(0.0)))
     expected: dict = {}

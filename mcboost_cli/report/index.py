@@ -136,15 +136,20 @@ def _cost_table(index: Index) -> list[str]:
     total = sum(g[4] for g in groups)
     if not groups or total <= 0.0:
         return []
-    shown, acc = [], 0.0
+    # One pass, the costliest first: the groups up to COST_SHARE of the hours are named;
+    # of the others, the partly done ones are named too, the not started ones by dataset,
+    # and the rest summed in one row.
+    shown, pending, not_started, rest, acc = [], [], [], [], 0.0
     for g in groups:
         if acc < COST_SHARE * total:
             shown.append(g)
             acc += g[4]
-    rest = [g for g in groups if g not in shown]
-    pending = [g for g in rest if 0 < g[2] < g[3]]
-    not_started = [g for g in rest if g[2] == 0]
-    rest = [g for g in rest if g not in pending and g not in not_started]
+        elif 0 < g[2] < g[3]:
+            pending.append(g)
+        elif g[2] == 0:
+            not_started.append(g)
+        else:
+            rest.append(g)
     out = ["### Where the hours go", "",
            f"The (dataset, algorithm) groups of the distinct fits that hold "
            f"{COST_SHARE:.0%} of the CPU hours, the costliest first, then the partly done "
