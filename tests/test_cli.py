@@ -217,32 +217,50 @@ def test_help_everywhere(tmp_path):
         assert r.exit_code == 0 and "Usage:" in r.stdout
 
 
-def test_ctrl_c_while_the_tables_are_written_skips_them_and_names_the_report(
+def test_ctrl_c_in_a_fit_then_again_in_the_tables_keeps_every_result_and_names_the_report(
         tmp_path, mirror_env, monkeypatch):
-    # A second Ctrl-C (the first stopped the fits) arrives while the tables are written: the
-    # run stops at once, exit 130, with every result in the store and the one command that
-    # writes the tables; that command then writes what an uninterrupted run writes.
-    from mcboost_cli.runner import experiment
+    # Ctrl-C in the 6th fit: the 5 finished are stored and the run says it writes the tables;
+    # a second Ctrl-C while they are written stops it at once, exit 130, naming the one
+    # command that writes them; that command then writes what an uninterrupted run writes.
+    from mcboost_cli.runner import experiment, work
     cfg = write(tmp_path, TINY)
-    real = experiment._render
+    real_cell, real_render = work.run_cell, experiment._render
+    calls = []
+
+    def interrupted_sixth(cell, *args, **kwargs):
+        calls.append(cell.key)
+        if len(calls) == 6:
+            raise KeyboardInterrupt
+        return real_cell(cell, *args, **kwargs)
+
+    monkeypatch.setattr(work, "run_cell", interrupted_sixth)
     monkeypatch.setattr(experiment, "_render",
                         lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))
     store, out = tmp_path / "s/cells.sqlite", tmp_path / "out"
     r = invoke(["run", str(cfg), "--jobs", "1", "-q", "--store", str(store),
                 "--results-dir", str(out)], tmp_path)
     assert r.exit_code == 130, r.output
+    assert "stopped: the fits in flight are dropped, the 5 this run finished are stored; " \
+           "writing the tables" in r.stderr
     lines = [ln for ln in r.stderr.splitlines() if ln.startswith("tables not written")]
     assert len(lines) == 1 and "tables:" not in r.stderr
+    assert "interrupted: 5 cells done, 11 pending" in r.stderr
     assert not (out / "results.md").exists()
     con = sqlite3.connect(store)
-    assert con.execute("select count(*) from results where status = 'done'").fetchone()[0] == 16
+    assert con.execute("select count(*) from results where status = 'done'").fetchone()[0] == 5
     con.close()
     report = lines[0].split("`")[1].split()
     assert report[:3] == ["mcboost", "report", str(cfg)]
     assert report[3:] == ["--store", str(store), "--results-dir", str(out)]
-    monkeypatch.setattr(experiment, "_render", real)
+    # What the store holds renders (the missing cells marked partial), and once the run is
+    # finished, the tables are those of a run never interrupted.
+    monkeypatch.setattr(experiment, "_render", real_render)
+    monkeypatch.setattr(work, "run_cell", real_cell)
     r = invoke(report[1:], tmp_path)
-    assert r.exit_code == 0 and "†" not in r.stdout, r.output
+    assert r.exit_code == 0 and "†" in r.stdout, r.output
+    r = invoke(["run", str(cfg), "--jobs", "1", "-q", "--store", str(store),
+                "--results-dir", str(out)], tmp_path)
+    assert r.exit_code == 0, r.output
     ref = invoke(["run", str(cfg), "--jobs", "1", "-q"], tmp_path)
     assert ref.exit_code == 0
     assert ((out / "results.csv").read_text()

@@ -587,8 +587,9 @@ def _run(config, shown_rates, *, jobs, retry_failed, fresh, dry_run, mirror, off
             # prefix (a re-run computes none), so their states need not take disk space.
             active.discard_prefixes()
         if summary.interrupted:
-            log(f"interrupted: {summary.done} cells stored by this run; writing the tables "
-                f"(Ctrl-C again skips them: `{report}` writes them later)")
+            log(f"stopped: the fits in flight are dropped, the {summary.done} this run "
+                f"finished are stored; writing the tables (Ctrl-C again skips them: "
+                f"`{report}` writes them later)")
         try:
             summary_df, text, paths = _render(shown, shown_planned, store, out_dir, log)
         except KeyboardInterrupt:
