@@ -145,8 +145,8 @@ def draw_cd_diagram(names, mean_ranks, cd: float, groups, path, title: str = "")
                     solid_capstyle="butt")
         path.parent.mkdir(parents=True, exist_ok=True)
         # Fixed metadata so that the same numbers give the same files, written whole or not
-        # at all (as report.figures).
-        from .figures import _replacing
+        # at all (``report.tables._replacing``, as the tables and figures).
+        from .tables import _replacing
         with _replacing(path) as tmp:
             if path.suffix.lower() == ".svg":
                 fig.savefig(tmp, format="svg", metadata={"Date": None, "Creator": None})

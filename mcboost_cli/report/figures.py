@@ -54,7 +54,6 @@ warnings on stderr, one line each.
 from __future__ import annotations
 
 import logging
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -287,6 +286,7 @@ def _save(plt, fig_, fig, out_dir: Path, frame: pd.DataFrame,
     """Write ``fig_`` as <id>.png and <id>.svg and ``frame`` as <id>.csv (a curve figure also
     ``lines`` as <id>_lines.csv), with fixed metadata so that the same numbers give the same
     files; returns the written paths."""
+    from .tables import _replacing
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = [out_dir / f"{fig.id}.png", out_dir / f"{fig.id}.svg", out_dir / f"{fig.id}.csv"]
     # Each file is written whole or not at all (a temporary file, then a rename): a second
@@ -303,18 +303,6 @@ def _save(plt, fig_, fig, out_dir: Path, frame: pd.DataFrame,
         with _replacing(paths[3]) as tmp:
             lines.to_csv(tmp, index=False)
     return paths
-
-
-@contextmanager
-def _replacing(path: Path):
-    """Yield a temporary path beside ``path``; what was written there replaces ``path`` when
-    the block ends without an exception, and is removed otherwise."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        yield tmp
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 # What a bars figure's CSV says of our number where it has none (``ours_status``).

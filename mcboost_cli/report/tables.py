@@ -26,6 +26,7 @@ A report can be rendered from a partial store: a cell with fewer folds than plan
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -433,6 +434,20 @@ def _table_csv(config, table, part: pd.DataFrame) -> str:
 
 
 def _atomic_write(path: Path, text: str):
+    """Write ``text`` to ``path`` whole or not at all (``_replacing``)."""
+    with _replacing(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+@contextmanager
+def _replacing(path: Path):
+    """Yield a temporary path beside ``path``; what was written there replaces ``path`` when
+    the block ends without an exception, and is removed otherwise. Every table, figure and
+    CD diagram is written so: a Ctrl-C while a report is written leaves each file as it was
+    or as it is now, never half of one."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    try:
+        yield tmp
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
